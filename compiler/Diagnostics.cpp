@@ -1,0 +1,80 @@
+#include "compiler/Diagnostics.h"
+
+namespace infracc {
+
+char ReportedError::ID = 0;
+char UsageError::ID = 0;
+
+DiagEngine::DiagEngine(llvm::raw_ostream &os) : os_(os) {}
+
+unsigned DiagEngine::addBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer) {
+  return srcMgr_.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+}
+
+static llvm::SourceMgr::DiagKind toKind(Severity sev) {
+  switch (sev) {
+  case Severity::Error: return llvm::SourceMgr::DK_Error;
+  case Severity::Warning: return llvm::SourceMgr::DK_Warning;
+  case Severity::Note: return llvm::SourceMgr::DK_Note;
+  case Severity::Remark: return llvm::SourceMgr::DK_Remark;
+  }
+  return llvm::SourceMgr::DK_Error;
+}
+
+// Decides whether a message is printed and keeps the counts. Notes attach to the
+// message before them, so they are dropped when that one was suppressed.
+bool DiagEngine::admit(Severity &sev) {
+  if (sev == Severity::Warning && warningsAsErrors_)
+    sev = Severity::Error;
+  if (sev == Severity::Note || sev == Severity::Remark)
+    return !lastWasSuppressed_;
+  if (sev == Severity::Warning) {
+    lastWasSuppressed_ = suppressWarnings_;
+    if (!suppressWarnings_)
+      ++warnings_;
+    return !suppressWarnings_;
+  }
+  // An error.
+  if (errorLimit_ && errors_ >= errorLimit_) {
+    ++errors_;
+    lastWasSuppressed_ = true;
+    if (!limitAnnounced_) {
+      limitAnnounced_ = true;
+      os_ << "infracc: note: too many errors (limit " << errorLimit_
+          << ", see -error-limit); stopping here\n";
+    }
+    return false;
+  }
+  ++errors_;
+  lastWasSuppressed_ = false;
+  return true;
+}
+
+void DiagEngine::report(llvm::SMLoc loc, Severity sev, const llvm::Twine &msg,
+                        llvm::ArrayRef<llvm::SMRange> ranges) {
+  if (!admit(sev))
+    return;
+  if (!loc.isValid() || !srcMgr_.FindBufferContainingLoc(loc)) {
+    printPlain(llvm::StringRef(), sev, msg);
+    return;
+  }
+  srcMgr_.PrintMessage(os_, loc, toKind(sev), msg, ranges, {}, /*ShowColors=*/false);
+  os_.flush();
+}
+
+void DiagEngine::report(llvm::StringRef where, Severity sev, const llvm::Twine &msg) {
+  if (admit(sev))
+    printPlain(where, sev, msg);
+}
+
+void DiagEngine::printPlain(llvm::StringRef where, Severity sev, const llvm::Twine &msg) {
+  const char *kind = sev == Severity::Error     ? "error"
+                     : sev == Severity::Warning ? "warning"
+                     : sev == Severity::Note    ? "note"
+                                                : "remark";
+  os_ << (where.empty() ? llvm::StringRef("infracc") : where) << ": " << kind << ": " << msg
+      << "\n";
+  os_.flush();
+}
+
+} // namespace infracc

@@ -1,0 +1,360 @@
+// The infracc driver: parse options, read inputs through their frontends, expand the
+// fabric, run the pass pipeline, run the target's backend, commit its outputs.
+//
+// Exit status: 0 success, 1 bad input (anything wrong in a file or fabric), 2 bad
+// usage (options, missing inputs).
+#include "compiler/Driver.h"
+
+#include "compiler/Diagnostics.h"
+#include "compiler/InputRegistry.h"
+#include "compiler/Options.h"
+#include "compiler/TargetRegistry.h"
+#include "infracc/Version.h"
+#include "ir/Module.h"
+#include "passes/Pass.h"
+
+#include <llvm/ADT/StringExtras.h>
+#include <llvm/Config/llvm-config.h>
+#include <llvm/Support/Format.h>
+#include <llvm/Support/CommandLine.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/ADT/Statistic.h>
+#include <llvm/Support/InitLLVM.h>
+#include <llvm/Support/Timer.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <new>
+#include <stdexcept>
+
+namespace infracc {
+namespace cl = llvm::cl;
+
+namespace {
+
+cl::list<std::string> Inputs(cl::Positional, cl::value_desc("inputs"),
+                             cl::desc("<fabric.yaml|.json> <workload.goal|.bin|...>"),
+                             cl::cat(opts::generalCategory()));
+
+cl::opt<std::string> Emit("emit", cl::value_desc("target"),
+                          cl::desc("What to produce (see TARGETS below). Default: sim when a "
+                                   "workload is given, stats for a fabric alone"),
+                          cl::cat(opts::generalCategory()));
+
+cl::list<std::string> Passes("passes", cl::CommaSeparated, cl::value_desc("a,b,c"),
+                             cl::desc("Run exactly these passes, in this order, instead of the "
+                                      "target's default pipeline (see PASSES below)"),
+                             cl::cat(opts::passCategory()));
+
+cl::list<std::string> PrintAfter("print-after", cl::CommaSeparated, cl::value_desc("pass"),
+                                 cl::desc("Print the schedule (extended GOAL) to stderr after "
+                                          "the named passes ('all' for every pass)"),
+                                 cl::cat(opts::passCategory()));
+
+cl::opt<bool> VerifyEach("verify-each", cl::desc("Run the verifier after every pass"),
+                         cl::cat(opts::passCategory()));
+
+cl::opt<bool> DisableVerify("disable-verify",
+                            cl::desc("Do not run the verifier after reading a workload"),
+                            cl::cat(opts::passCategory()));
+
+cl::opt<bool> TimePasses("time-passes",
+                         cl::desc("Time reading, every pass and the backend; report on stderr"),
+                         cl::cat(opts::generalCategory()));
+
+cl::opt<unsigned> ErrorLimit("error-limit", cl::init(20), cl::value_desc("n"),
+                             cl::desc("Stop after this many errors (0: no limit; default 20)"),
+                             cl::cat(opts::generalCategory()));
+
+cl::opt<bool> WarningsAsErrors("Werror", cl::desc("Treat warnings as errors"),
+                               cl::cat(opts::generalCategory()));
+
+cl::opt<bool> NoWarnings("w", cl::desc("Suppress warnings"), cl::cat(opts::generalCategory()));
+
+int exitFor(llvm::Error err, DiagEngine &diags) {
+  int status = 0;
+  llvm::handleAllErrors(
+      std::move(err), [&](const ReportedError &) { status = 1; },
+      [&](const UsageError &e) {
+        diags.stream() << "infracc: error: ";
+        e.log(diags.stream());
+        diags.stream() << "\n";
+        status = 2;
+      },
+      [&](const llvm::ErrorInfoBase &e) {
+        diags.stream() << "infracc: error: ";
+        e.log(diags.stream());
+        diags.stream() << "\n";
+        status = 1;
+      });
+  return status;
+}
+
+std::string helpAppendix() {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "\nTARGETS (-emit=):\n";
+  for (const Target *t : TargetRegistry::all())
+    os << llvm::format("  %-16s %s\n", t->name.c_str(), t->description.c_str());
+  os << "\nINPUTS (recognised by extension, then by content):\n";
+  for (const InputFormat *f : InputRegistry::all())
+    os << llvm::format("  %-16s %s\n", llvm::join(f->extensions, " ").c_str(),
+                       f->description.c_str());
+  os << "\nPASSES (-passes=):\n";
+  for (const PassInfo *p : PassRegistry::all())
+    os << llvm::format("  %-16s %s\n", p->name.c_str(), p->description.c_str());
+  os << "\nEXIT STATUS: 0 success, 1 bad input, 2 bad usage.\n";
+  return s;
+}
+
+class Driver {
+public:
+  Driver() : diags_(llvm::errs()), module_(diags_) {}
+  int run();
+
+private:
+  llvm::Error readInputs();
+  llvm::Error expand();
+  llvm::Error runPasses(const Target &target);
+  llvm::Error emit(const Target &target);
+  llvm::Expected<const Target *> chooseTarget();
+  llvm::Timer *timer(llvm::StringRef name);
+
+  DiagEngine diags_;
+  Module module_;
+  Statistics stats_;
+  std::unique_ptr<llvm::TimerGroup> timers_;
+  std::vector<std::unique_ptr<llvm::Timer>> timerList_;
+};
+
+llvm::Timer *Driver::timer(llvm::StringRef name) {
+  if (!TimePasses)
+    return nullptr;
+  if (!timers_)
+    timers_ = std::make_unique<llvm::TimerGroup>("infracc", "Reading, expansion and output");
+  timerList_.push_back(std::make_unique<llvm::Timer>(name, name, *timers_));
+  return timerList_.back().get();
+}
+
+struct TimeScope {
+  llvm::Timer *t;
+  explicit TimeScope(llvm::Timer *t) : t(t) {
+    if (t)
+      t->startTimer();
+  }
+  ~TimeScope() {
+    if (t)
+      t->stopTimer();
+  }
+};
+
+llvm::Error Driver::readInputs() {
+  for (const InputProvider &p : InputRegistry::providers())
+    if (llvm::Error e = p(module_, diags_))
+      return e;
+  for (const std::string &path : Inputs) {
+    if (path != "-" && !llvm::sys::fs::exists(path))
+      return usageError("no such file: '" + path + "'");
+    if (path != "-" && llvm::sys::fs::is_directory(path))
+      return usageError("'" + path + "' is a directory, not an input file");
+    auto fmt = InputRegistry::classify(path);
+    if (!fmt)
+      return fmt.takeError();
+    bool isFabric = (*fmt)->role == InputRole::Fabric;
+    if (isFabric && module_.fabricDefs)
+      return usageError("two fabrics given ('" + module_.fabricSource + "' and '" + path +
+                        "'); give one fabric per run");
+    TimeScope ts(timer(("read " + path).c_str()));
+    InputContext ctx{module_, diags_, path};
+    if (llvm::Error e = (*fmt)->load(ctx))
+      return e;
+    if (diags_.hasErrors())
+      return reportedError();
+    if (isFabric && module_.fabricSource.empty())
+      module_.fabricSource = path;
+  }
+  if (module_.jobs.size() == 1) {
+    module_.workloadSource = module_.jobs.front().source;
+    module_.schedule.emplace(std::move(module_.jobs.front().schedule));
+    module_.jobs.clear();
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error Driver::expand() {
+  if (!module_.fabricDefs || module_.fabric)
+    return llvm::Error::success();
+  TimeScope ts(timer("expand fabric"));
+  module_.fabric = expandFabric(module_.fabricDefs, diags_);
+  if (!module_.fabric || diags_.hasErrors())
+    return reportedError();
+  return llvm::Error::success();
+}
+
+llvm::Expected<const Target *> Driver::chooseTarget() {
+  std::string name = Emit;
+  if (name.empty())
+    name = (module_.schedule || !module_.jobs.empty()) ? "sim" : "stats";
+  const Target *t = TargetRegistry::find(name);
+  if (!t) {
+    std::string known;
+    for (const Target *k : TargetRegistry::all())
+      known += (known.empty() ? "" : ", ") + k->name;
+    return usageError("unknown target '" + name + "' for -emit; valid targets are: " + known);
+  }
+  return t;
+}
+
+llvm::Error Driver::runPasses(const Target &target) {
+  PipelineOptions popts;
+  popts.printAfter.assign(PrintAfter.begin(), PrintAfter.end());
+  popts.verifyEach = VerifyEach;
+  popts.timePasses = TimePasses;
+  PassManager pm(PassContext{diags_, stats_}, popts);
+  std::vector<std::string> names;
+  if (!Passes.empty())
+    names.assign(Passes.begin(), Passes.end());
+  else if (target.defaultPipeline)
+    names = target.defaultPipeline(module_);
+  bool haveWorkload = module_.schedule || !module_.jobs.empty();
+  bool verifyExists = PassRegistry::find("verify") != nullptr;
+  if (!module_.jobs.empty()) {
+    // Several workloads: they must be merged first; verify the merged schedule.
+    auto it = std::find(names.begin(), names.end(), "merge-jobs");
+    if (it == names.end())
+      return usageError(llvm::Twine(module_.jobs.size()) +
+                        " workloads given; combine them with -passes=merge-jobs,... and "
+                        "-jobs=<file>, or give one workload");
+    if (!DisableVerify && verifyExists)
+      names.insert(it + 1, "verify");
+  } else if (haveWorkload && !DisableVerify && verifyExists &&
+             (names.empty() || names.front() != "verify")) {
+    names.insert(names.begin(), "verify");
+  }
+  if (llvm::Error e = pm.addPipeline(names))
+    return e;
+  return pm.run(module_);
+}
+
+llvm::Error Driver::emit(const Target &target) {
+  bool haveWorkload = module_.schedule.has_value();
+  switch (target.needs) {
+  case TargetNeeds::Nothing:
+    break;
+  case TargetNeeds::Fabric:
+    if (!module_.fabric)
+      return usageError("-emit=" + target.name + " needs a fabric (an InfraGraph .yaml/.json "
+                        "file or -fabric=<blueprint>)");
+    break;
+  case TargetNeeds::Workload:
+    if (!haveWorkload)
+      return usageError("-emit=" + target.name + " needs a workload (e.g. a .goal file)");
+    break;
+  case TargetNeeds::FabricOrWorkload:
+    if (!haveWorkload && !module_.fabric)
+      return usageError("-emit=" + target.name + " needs a fabric or a workload");
+    break;
+  case TargetNeeds::FabricAndWorkload:
+    if (!haveWorkload || !module_.fabric)
+      return usageError("-emit=" + target.name + " needs both a fabric and a workload");
+    break;
+  }
+  OutputManager out(opts::outputPath(), target.writesDirectory);
+  TargetContext ctx{module_, out, diags_};
+  {
+    TimeScope ts(timer(("emit " + target.name).c_str()));
+    if (llvm::Error e = target.run(ctx)) {
+      out.discard();
+      return e;
+    }
+  }
+  if (diags_.hasErrors()) {
+    out.discard();
+    return reportedError();
+  }
+  return out.commit();
+}
+
+int Driver::run() {
+  diags_.setErrorLimit(ErrorLimit);
+  diags_.setWarningsAsErrors(WarningsAsErrors);
+  diags_.setSuppressWarnings(NoWarnings);
+  for (const DriverAction &a : InputRegistry::actions())
+    if (std::optional<int> status = a())
+      return *status;
+  if (Inputs.empty() && InputRegistry::providers().empty()) {
+    llvm::errs() << "infracc: error: no input files (see infracc --help)\n";
+    return 2;
+  }
+  auto body = [&]() -> llvm::Error {
+    // An unknown -emit is a usage error, reported before any input is read.
+    if (!Emit.empty())
+      if (auto t = chooseTarget(); !t)
+        return t.takeError();
+    if (llvm::Error e = readInputs())
+      return e;
+    auto target = chooseTarget();
+    if (!target)
+      return target.takeError();
+    if (!module_.fabricDefs && !module_.schedule && module_.jobs.empty())
+      return usageError("no input files (see infracc --help)");
+    if (llvm::Error e = expand())
+      return e;
+    if (llvm::Error e = runPasses(**target))
+      return e;
+    return emit(**target);
+  };
+  int status;
+  try {
+    status = exitFor(body(), diags_);
+  } catch (const std::bad_alloc &) {
+    llvm::errs() << "infracc: error: out of memory\n";
+    status = 1;
+  } catch (const std::length_error &e) {
+    llvm::errs() << "infracc: error: " << e.what() << "\n";
+    status = 1;
+  }
+  if (status == 0 && diags_.hasErrors())
+    status = 1;
+  // -stats is LLVM Support's own option (registered by it); we print our counters.
+  if (llvm::AreStatisticsEnabled() && !stats_.empty())
+    stats_.print(llvm::errs());
+  if (timers_)
+    timers_->print(llvm::errs());
+  return status;
+}
+
+} // namespace
+
+int runDriver(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::SetVersionPrinter([](llvm::raw_ostream &os) {
+    os << "infracc " << INFRACC_VERSION << "\n"
+       << "  a compiler for network-infrastructure studies: InfraGraph fabrics and GOAL/MPI\n"
+       << "  workloads in; htsim, ns-3, ASTRA-sim, LogGOPSim, LLAMP inputs and simulations out\n"
+       << "  built with LLVM " << LLVM_VERSION_STRING << "\n";
+  });
+  static std::string appendix = helpAppendix();
+  static cl::extrahelp help(appendix);
+  cl::HideUnrelatedOptions({&opts::generalCategory(), &opts::fabricCategory(),
+                            &opts::passCategory(), &opts::simCategory(),
+                            &opts::backendCategory()});
+  // LLVM Support registers -stats itself; show it with ours.
+  if (cl::Option *stats = cl::getRegisteredOptions().lookup("stats")) {
+    stats->setHiddenFlag(cl::NotHidden);
+    stats->addCategory(opts::generalCategory());
+    stats->setDescription("Print statistics collected by passes and backends (on stderr)");
+  }
+  const char *overview =
+      "infracc: one fabric description and one workload in, every simulator's input out\n\n"
+      "  infracc fabric.yaml -emit=fqg                      the expanded fabric graph\n"
+      "  infracc fabric.yaml -emit=infragraph -o f.json     canonical, shareable document\n"
+      "  infracc fabric.yaml -emit=digest                   SHA-256 of the expanded fabric\n"
+      "  infracc workload.goal -emit=sim                    LogGOPSim-exact simulation\n"
+      "  infracc fabric.yaml workload.goal -emit=htsim -o out/\n";
+  if (!cl::ParseCommandLineOptions(argc, argv, overview, &llvm::errs()))
+    return 2;
+  Driver d;
+  return d.run();
+}
+
+} // namespace infracc

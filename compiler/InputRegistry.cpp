@@ -1,0 +1,100 @@
+#include "compiler/InputRegistry.h"
+
+#include "compiler/Diagnostics.h"
+
+#include <llvm/ADT/StringExtras.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/Path.h>
+#include <llvm/Support/Process.h>
+
+#include <deque>
+
+namespace infracc {
+
+static std::deque<InputFormat> &formats() {
+  static std::deque<InputFormat> f;
+  return f;
+}
+
+void InputRegistry::add(InputFormat f) { formats().push_back(std::move(f)); }
+
+static std::vector<InputProvider> &providerList() {
+  static std::vector<InputProvider> p;
+  return p;
+}
+void InputRegistry::addProvider(InputProvider p) { providerList().push_back(std::move(p)); }
+const std::vector<InputProvider> &InputRegistry::providers() { return providerList(); }
+
+static std::vector<DriverAction> &actionList() {
+  static std::vector<DriverAction> a;
+  return a;
+}
+void InputRegistry::addAction(DriverAction a) { actionList().push_back(std::move(a)); }
+const std::vector<DriverAction> &InputRegistry::actions() { return actionList(); }
+
+std::vector<const InputFormat *> InputRegistry::all() {
+  std::vector<const InputFormat *> out;
+  for (const InputFormat &f : formats())
+    out.push_back(&f);
+  return out;
+}
+
+static std::string readHead(llvm::StringRef path) {
+  auto file = llvm::sys::fs::openNativeFileForRead(path);
+  if (!file) {
+    llvm::consumeError(file.takeError());
+    return {};
+  }
+  char buf[4096];
+  auto n = llvm::sys::fs::readNativeFileSlice(*file, llvm::MutableArrayRef<char>(buf, sizeof buf), 0);
+  llvm::sys::fs::closeFile(*file);
+  if (!n) {
+    llvm::consumeError(n.takeError());
+    return {};
+  }
+  return std::string(buf, *n);
+}
+
+llvm::Expected<const InputFormat *> InputRegistry::classify(llvm::StringRef path) {
+  std::string ext = llvm::sys::path::extension(path).lower();
+  std::vector<const InputFormat *> byExt;
+  for (const InputFormat &f : formats())
+    if (llvm::is_contained(f.extensions, ext))
+      byExt.push_back(&f);
+  if (byExt.size() == 1)
+    return byExt.front();
+  std::string head = readHead(path);
+  auto best = [&](llvm::ArrayRef<const InputFormat *> cands) -> const InputFormat * {
+    const InputFormat *pick = nullptr;
+    int score = 0;
+    for (const InputFormat *f : cands)
+      if (f->sniff) {
+        int s = f->sniff(head);
+        if (s > score) {
+          score = s;
+          pick = f;
+        }
+      }
+    return pick;
+  };
+  if (!byExt.empty()) {
+    if (const InputFormat *f = best(byExt))
+      return f;
+    return byExt.front();
+  }
+  std::vector<const InputFormat *> every = all();
+  if (const InputFormat *f = best(every))
+    return f;
+  std::string known;
+  for (const InputFormat &f : formats()) {
+    known += "\n  ";
+    known += llvm::join(f.extensions, ", ");
+    known += "  ";
+    known += f.description;
+  }
+  return usageError("cannot tell what kind of input '" + path +
+                    "' is; inputs are recognised by extension:" + known);
+}
+
+} // namespace infracc

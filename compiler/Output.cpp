@@ -1,0 +1,132 @@
+#include "compiler/Output.h"
+
+#include <llvm/Support/Path.h>
+
+namespace infracc {
+
+namespace fs = llvm::sys::fs;
+
+OutputManager::OutputManager(std::string path, bool directoryTarget)
+    : path_(std::move(path)), directory_(directoryTarget) {}
+
+OutputManager::~OutputManager() {
+  if (!committed_)
+    discard();
+}
+
+llvm::Error OutputManager::prepareDirectory() {
+  if (dirPrepared_)
+    return llvm::Error::success();
+  if (path_.empty() || path_ == "-")
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "this target writes several files; name a directory with -o");
+  if (fs::exists(path_)) {
+    if (!fs::is_directory(path_))
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "'" + path_ + "' exists and is not a directory");
+  } else {
+    if (std::error_code ec = fs::create_directories(path_))
+      return llvm::createStringError(ec, "cannot create directory '" + path_ + "': " + ec.message());
+    createdDir_ = path_;
+  }
+  dirPrepared_ = true;
+  return llvm::Error::success();
+}
+
+llvm::Expected<llvm::raw_ostream &> OutputManager::open(const std::string &finalName,
+                                                        bool executable) {
+  llvm::SmallString<256> model(finalName);
+  model += ".tmp-%%%%%%";
+  auto temp = fs::TempFile::create(model);
+  if (!temp)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "cannot write '" + finalName +
+                                       "': " + llvm::toString(temp.takeError()));
+  Pending p;
+  p.finalName = finalName;
+  p.temp = std::make_unique<fs::TempFile>(std::move(*temp));
+  p.os = std::make_unique<llvm::raw_fd_ostream>(p.temp->FD, /*shouldClose=*/false);
+  p.executable = executable;
+  pending_.push_back(std::move(p));
+  return *pending_.back().os;
+}
+
+llvm::Expected<llvm::raw_ostream &> OutputManager::stream() {
+  if (directory_)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "internal error: stream() on a directory target");
+  if (toStdout())
+    return llvm::outs();
+  if (!pending_.empty())
+    return *pending_.front().os;
+  if (fs::is_directory(path_))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "'" + path_ + "' is a directory; this target writes one file");
+  return open(path_, false);
+}
+
+llvm::Expected<llvm::raw_ostream &> OutputManager::file(llvm::StringRef relativeName,
+                                                        bool executable) {
+  if (!directory_)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "internal error: file() on a single-file target");
+  if (llvm::Error e = prepareDirectory())
+    return e;
+  llvm::SmallString<256> full(path_);
+  llvm::sys::path::append(full, relativeName);
+  return open(std::string(full.str()), executable);
+}
+
+llvm::Error OutputManager::commit() {
+  if (toStdout()) {
+    llvm::outs().flush();
+    committed_ = true;
+    if (llvm::outs().has_error()) {
+      llvm::outs().clear_error();
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "error writing to standard output");
+    }
+    return llvm::Error::success();
+  }
+  for (Pending &p : pending_) {
+    p.os->flush();
+    if (p.os->has_error()) {
+      std::error_code ec = p.os->error();
+      p.os->clear_error();
+      discard();
+      return llvm::createStringError(ec, "error writing '" + p.finalName + "': " + ec.message());
+    }
+  }
+  for (Pending &p : pending_) {
+    if (p.executable)
+      fs::setPermissions(p.temp->FD, fs::perms(fs::all_read | fs::all_exe | fs::owner_write));
+    else
+      fs::setPermissions(p.temp->FD, fs::perms(fs::all_read | fs::owner_write));
+    p.os.reset();
+    if (llvm::Error e = p.temp->keep(p.finalName)) {
+      std::string msg = llvm::toString(std::move(e));
+      discard();
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "cannot write '" + p.finalName + "': " + msg);
+    }
+    p.temp.reset();
+  }
+  pending_.clear();
+  committed_ = true;
+  return llvm::Error::success();
+}
+
+void OutputManager::discard() {
+  for (Pending &p : pending_) {
+    p.os.reset();
+    if (p.temp)
+      llvm::consumeError(p.temp->discard());
+  }
+  pending_.clear();
+  if (!createdDir_.empty()) {
+    fs::remove(createdDir_);   // only succeeds when empty, which it is
+    createdDir_.clear();
+  }
+}
+
+} // namespace infracc

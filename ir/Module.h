@@ -1,0 +1,44 @@
+// The unit the driver, passes and backends work on: the fabric (definitions and their
+// expansion), the workload schedule, and the placement of ranks on the fabric.
+#pragma once
+
+#include "ir/FabricGraph.h"
+#include "ir/Placement.h"
+#include "ir/Schedule.h"
+#include "ir/Topology.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace infracc {
+
+class DiagEngine;
+
+struct Module {
+  explicit Module(DiagEngine &diags) : diags(diags) {}
+
+  DiagEngine &diags;
+
+  // Fabric: the definitions as read or generated, and the fully qualified graph.
+  std::shared_ptr<const Infrastructure> fabricDefs;
+  std::unique_ptr<FabricGraph> fabric;
+  std::string fabricSource;       // file name or blueprint spec, for messages
+
+  // Workload. Frontends append each workload file they read to `jobs`; with a single
+  // job the driver moves it into `schedule`, several are combined by merge-jobs.
+  struct Job {
+    std::string source;
+    Schedule schedule;
+  };
+  std::vector<Job> jobs;
+  std::optional<Schedule> schedule;
+  std::string workloadSource;
+
+  Placement placement;
+
+  bool hasFabric() const { return fabric != nullptr; }
+  bool hasSchedule() const { return schedule.has_value(); }
+};
+
+} // namespace infracc

@@ -1,0 +1,224 @@
+// The workload IR: per rank a DAG of operations, stored for all ranks together as
+// structure-of-arrays with CSR successor lists (the way binary GOAL lays them out).
+//
+//   * Ops are addressed by (rank, local index); local indices are creation order
+//     within the rank, as in GOAL. `globalIndex(rank, i)` gives a dense 32-bit id.
+//   * Two dependency kinds: `requires` (start after the predecessor finishes) and
+//     `irequires` (start after the predecessor starts). Each op's successor list holds
+//     its requires-successors first, then its irequires-successors, each in the order
+//     the dependencies were added.
+//   * No per-op heap allocation and no per-op strings: about 30 bytes per op.
+//
+// Ops that later passes lower (collectives, GPU load/store operations) keep their
+// extra fields in side tables indexed by the op's `aux` slot (`peer` for those kinds).
+#pragma once
+
+#include <llvm/ADT/ArrayRef.h>
+#include <llvm/ADT/StringRef.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace infracc {
+
+enum class OpKind : uint8_t {
+  Send = 1,
+  Recv = 2,
+  Calc = 3,
+  // Before lowering (lower-collectives): `peer` indexes Schedule::collectives().
+  Collective = 16,
+  // Before load-store unrolling: `peer` indexes Schedule::gpuOps().
+  GpuLoad = 32,
+  GpuStore,
+  GpuMemcpy,
+  GpuPut,
+  GpuGet,
+  GpuSemAcquire,
+  GpuSemRelease,
+  GpuReduce,
+  GpuNop,
+  GpuBarrier,
+};
+llvm::StringRef opKindName(OpKind k);
+inline bool isGoalCoreKind(OpKind k) {
+  return k == OpKind::Send || k == OpKind::Recv || k == OpKind::Calc;
+}
+
+inline constexpr uint32_t AnySource = 0xFFFFFFFFu;
+inline constexpr uint32_t AnyTag = 0xFFFFFFFFu;
+
+enum class DepKind : uint8_t { Requires, IRequires };
+
+enum class CollectiveKind : uint8_t {
+  Allreduce, Allgather, Reducescatter, Bcast, Reduce, Alltoall, Alltoallv, Barrier, Gather, Scatter
+};
+llvm::StringRef collectiveKindName(CollectiveKind k);
+
+struct CollectiveInfo {
+  CollectiveKind kind = CollectiveKind::Allreduce;
+  uint32_t communicator = 0;      // index into Schedule::communicators()
+  uint32_t root = 0;              // rank within the communicator
+  uint32_t algorithm = 0;         // 0: let the selection policy choose; else a registry id
+  uint64_t bytes = 0;
+  uint32_t vsizesBegin = 0, vsizesCount = 0;   // alltoallv per-peer sizes in vsizes()
+};
+
+struct Communicator {
+  uint32_t id = 0;                // as written in the workload
+  std::vector<uint32_t> ranks;    // global ranks, in communicator-rank order
+};
+
+struct GpuOpInfo {
+  uint64_t srcOffset = 0, dstOffset = 0;
+  uint32_t srcBuffer = 0, dstBuffer = 0;
+  uint32_t channel = 0, semaphore = 0;
+};
+
+class ScheduleBuilder;
+
+class Schedule {
+public:
+  using OpIndex = uint32_t;   // local index within a rank
+  static constexpr uint32_t IRequiresBit = 0x80000000u;
+
+  uint32_t numRanks() const { return numRanks_; }
+  uint64_t numOps() const { return kind_.size(); }
+  uint32_t numOps(uint32_t rank) const {
+    return static_cast<uint32_t>(rankBegin_[rank + 1] - rankBegin_[rank]);
+  }
+  uint32_t globalIndex(uint32_t rank, OpIndex op) const {
+    return static_cast<uint32_t>(rankBegin_[rank] + op);
+  }
+  uint32_t rankBegin(uint32_t rank) const { return static_cast<uint32_t>(rankBegin_[rank]); }
+
+  // Per-op fields, addressed by global index.
+  OpKind kind(uint32_t g) const { return kind_[g]; }
+  uint32_t peer(uint32_t g) const { return peer_[g]; }
+  uint64_t size(uint32_t g) const { return size_[g]; }
+  uint32_t tag(uint32_t g) const { return tag_[g]; }
+  uint32_t cpu(uint32_t g) const { return cpu_[g]; }
+  uint32_t nic(uint32_t g) const { return nic_[g]; }
+
+  /// Successors of op g: requires-successors, then irequires-successors, as local
+  /// indices of the same rank.
+  uint32_t numSuccessors(uint32_t g) const { return succBegin_[g + 1] - succBegin_[g]; }
+  uint32_t successor(uint32_t g, uint32_t i) const {
+    return succ_[succBegin_[g] + i] & ~IRequiresBit;
+  }
+  DepKind successorKind(uint32_t g, uint32_t i) const {
+    return (succ_[succBegin_[g] + i] & IRequiresBit) ? DepKind::IRequires : DepKind::Requires;
+  }
+  /// Raw successor entries (local index, IRequiresBit set for irequires edges).
+  llvm::ArrayRef<uint32_t> successorsRaw(uint32_t g) const {
+    return {succ_.data() + succBegin_[g], succ_.data() + succBegin_[g + 1]};
+  }
+  uint64_t numDependencies() const { return succ_.size(); }
+
+  /// Largest `cpu` / `nic` index used anywhere (0 for an empty schedule).
+  uint32_t maxCpu() const { return maxCpu_; }
+  uint32_t maxNic() const { return maxNic_; }
+
+  // Side tables for kinds that are lowered later.
+  llvm::ArrayRef<CollectiveInfo> collectives() const { return collectives_; }
+  llvm::ArrayRef<Communicator> communicators() const { return communicators_; }
+  llvm::ArrayRef<uint64_t> vsizes() const { return vsizes_; }
+  llvm::ArrayRef<GpuOpInfo> gpuOps() const { return gpuOps_; }
+  bool hasUnloweredOps() const { return !collectives_.empty() || !gpuOps_.empty(); }
+
+  /// Optional labels from the text the schedule was read from, for diagnostics only
+  /// (empty when not kept). Indexed by global op index.
+  llvm::StringRef label(uint32_t g) const {
+    if (labelBegin_.empty())
+      return {};
+    return llvm::StringRef(labelChars_.data() + labelBegin_[g], labelBegin_[g + 1] - labelBegin_[g]);
+  }
+  bool hasLabels() const { return !labelBegin_.empty(); }
+  void dropLabels() {
+    std::vector<uint32_t>().swap(labelBegin_);
+    std::vector<char>().swap(labelChars_);
+  }
+
+  /// Resident bytes of the op arrays (for statistics and benchmarks).
+  uint64_t memoryBytes() const;
+
+private:
+  friend class ScheduleBuilder;
+
+  uint32_t numRanks_ = 0;
+  std::vector<uint64_t> rankBegin_{0};
+  std::vector<OpKind> kind_;
+  std::vector<uint32_t> peer_;
+  std::vector<uint64_t> size_;
+  std::vector<uint32_t> tag_;
+  std::vector<uint16_t> cpu_, nic_;
+  std::vector<uint32_t> succBegin_{0};
+  std::vector<uint32_t> succ_;
+  uint32_t maxCpu_ = 0, maxNic_ = 0;
+
+  std::vector<CollectiveInfo> collectives_;
+  std::vector<Communicator> communicators_;
+  std::vector<uint64_t> vsizes_;
+  std::vector<GpuOpInfo> gpuOps_;
+
+  std::vector<uint32_t> labelBegin_;
+  std::vector<char> labelChars_;
+};
+
+/// Builds a Schedule rank by rank, in rank order. Dependencies are added with local
+/// indices and may refer to ops not created yet, as long as they exist when the rank
+/// is finished.
+class ScheduleBuilder {
+public:
+  static constexpr uint32_t MaxCpu = 0xFFFF, MaxNic = 0xFFFF;
+
+  explicit ScheduleBuilder(uint32_t numRanks, bool keepLabels = false);
+
+  /// Hint for the expected total number of ops and dependencies.
+  void reserve(uint64_t ops, uint64_t deps);
+
+  /// Starts a rank; ranks are begun in increasing order, and ranks skipped are empty.
+  void beginRank(uint32_t rank);
+  uint32_t currentRank() const { return rank_; }
+  uint32_t opsInRank() const { return static_cast<uint32_t>(sched_.kind_.size() - rankStart_); }
+
+  Schedule::OpIndex addOp(OpKind kind, uint32_t peer, uint64_t size, uint32_t tag = 0,
+                          uint32_t cpu = 0, uint32_t nic = 0, llvm::StringRef label = {});
+  Schedule::OpIndex addSend(uint64_t bytes, uint32_t dest, uint32_t tag = 0, uint32_t cpu = 0,
+                            uint32_t nic = 0) {
+    return addOp(OpKind::Send, dest, bytes, tag, cpu, nic);
+  }
+  Schedule::OpIndex addRecv(uint64_t bytes, uint32_t src, uint32_t tag = 0, uint32_t cpu = 0,
+                            uint32_t nic = 0) {
+    return addOp(OpKind::Recv, src, bytes, tag, cpu, nic);
+  }
+  Schedule::OpIndex addCalc(uint64_t ns, uint32_t cpu = 0) {
+    return addOp(OpKind::Calc, 0, ns, 0, cpu, 0);
+  }
+  /// `succ` depends on `pred` (both local indices of the current rank).
+  void addDependency(Schedule::OpIndex succ, Schedule::OpIndex pred, DepKind kind);
+
+  /// Finishes the current rank: sorts its dependencies into CSR form.
+  void endRank();
+
+  // Side tables.
+  uint32_t addCollective(const CollectiveInfo &info);
+  uint32_t addCommunicator(Communicator c);
+  uint32_t addVSizes(llvm::ArrayRef<uint64_t> sizes);
+  uint32_t addGpuOp(const GpuOpInfo &info);
+
+  /// Finishes the schedule; every rank must have been begun and ended.
+  Schedule finish();
+
+private:
+  Schedule sched_;
+  uint32_t rank_ = ~0u;
+  uint64_t rankStart_ = 0;
+  bool inRank_ = false, keepLabels_ = false;
+  struct PendingDep {
+    uint32_t pred, succ;   // succ carries IRequiresBit
+  };
+  std::vector<PendingDep> pending_;
+};
+
+} // namespace infracc

@@ -1,0 +1,51 @@
+// Units inside the IR are fixed; conversions happen only at the edges (frontends,
+// backends), each through the named constructors and accessors below.
+//
+//   time       nanoseconds        (Duration; double, so fractional values survive)
+//   size       bytes              (uint64_t everywhere)
+//   bandwidth  bits per second    (Bandwidth)
+#pragma once
+
+#include <cstdint>
+
+namespace infracc {
+
+struct Duration {
+  double ns = 0;
+
+  static constexpr Duration nanoseconds(double v) { return {v}; }
+  static constexpr Duration microseconds(double v) { return {v * 1e3}; }
+  static constexpr Duration milliseconds(double v) { return {v * 1e6}; }
+  static constexpr Duration seconds(double v) { return {v * 1e9}; }
+  constexpr double inMicroseconds() const { return ns / 1e3; }
+  constexpr double inMilliseconds() const { return ns / 1e6; }
+  constexpr double inSeconds() const { return ns / 1e9; }
+  constexpr double inPicoseconds() const { return ns * 1e3; }
+
+  friend constexpr bool operator==(Duration a, Duration b) { return a.ns == b.ns; }
+  friend constexpr Duration operator+(Duration a, Duration b) { return {a.ns + b.ns}; }
+};
+
+struct Bandwidth {
+  double bitsPerSecond = 0;
+
+  static constexpr Bandwidth bitsPerSec(double v) { return {v}; }
+  static constexpr Bandwidth gigabitsPerSec(double v) { return {v * 1e9}; }
+  static constexpr Bandwidth gigabytesPerSec(double v) { return {v * 8e9}; }
+  /// One transfer carries one bit per lane: GT/s is taken as the raw line rate in
+  /// Gb/s, without subtracting line-code overhead (128b/130b and the like).
+  static constexpr Bandwidth gigatransfersPerSec(double v) { return {v * 1e9}; }
+
+  constexpr double inGigabitsPerSec() const { return bitsPerSecond / 1e9; }
+  constexpr double inGigabytesPerSec() const { return bitsPerSecond / 8e9; }
+  constexpr double inMegabitsPerSec() const { return bitsPerSecond / 1e6; }
+  constexpr double bytesPerNanosecond() const { return bitsPerSecond / 8e9; }
+  /// Time to push one byte through the link (the LogGP G), in ns.
+  constexpr double nanosecondsPerByte() const { return 8e9 / bitsPerSecond; }
+
+  friend constexpr bool operator==(Bandwidth a, Bandwidth b) {
+    return a.bitsPerSecond == b.bitsPerSecond;
+  }
+};
+
+} // namespace infracc

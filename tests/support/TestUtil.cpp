@@ -1,0 +1,104 @@
+#include "tests/support/TestUtil.h"
+
+#include <llvm/ADT/SmallString.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/Path.h>
+#include <llvm/Support/Program.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+
+namespace infracc::test {
+
+static std::string binary() {
+  if (const char *env = std::getenv("INFRACC"))
+    return env;
+  return INFRACC_BINARY;
+}
+
+RunResult runInfracc(const std::vector<std::string> &args, const std::string &cwd) {
+  llvm::SmallString<128> outPath, errPath;
+  llvm::sys::fs::createTemporaryFile("infracc-out", "txt", outPath);
+  llvm::sys::fs::createTemporaryFile("infracc-err", "txt", errPath);
+  std::vector<llvm::StringRef> argv;
+  std::string bin = binary();
+  argv.push_back(bin);
+  for (const std::string &a : args)
+    argv.push_back(a);
+  std::optional<llvm::StringRef> redirects[] = {llvm::StringRef(""), llvm::StringRef(outPath),
+                                                llvm::StringRef(errPath)};
+  std::string errMsg;
+  RunResult r;
+  if (cwd.empty()) {
+    r.status = llvm::sys::ExecuteAndWait(bin, argv, std::nullopt, redirects, 0, 0, &errMsg);
+  } else {
+    // ExecuteAndWait has no working-directory parameter: go through /bin/sh with cd.
+    std::string cmd = "cd '" + cwd + "' && exec \"$0\" \"$@\"";
+    std::vector<llvm::StringRef> shArgv = {"/bin/sh", "-c", cmd};
+    for (const auto &a : argv)
+      shArgv.push_back(a);
+    r.status = llvm::sys::ExecuteAndWait("/bin/sh", shArgv, std::nullopt, redirects, 0, 0, &errMsg);
+  }
+  r.out = readFile(std::string(outPath));
+  r.err = readFile(std::string(errPath));
+  llvm::sys::fs::remove(outPath);
+  llvm::sys::fs::remove(errPath);
+  return r;
+}
+
+std::string sourcePath(const std::string &relative) {
+  return std::string(INFRACC_SOURCE_DIR) + "/" + relative;
+}
+
+std::string readFile(const std::string &path) {
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!buf)
+    throw std::runtime_error("cannot read " + path);
+  return (*buf)->getBuffer().str();
+}
+
+void writeFile(const std::string &path, const std::string &contents) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec)
+    throw std::runtime_error("cannot write " + path);
+  os << contents;
+}
+
+std::string makeTempDir(const std::string &hint) {
+  llvm::SmallString<128> dir;
+  if (llvm::sys::fs::createUniqueDirectory("infracc-test-" + hint, dir))
+    throw std::runtime_error("cannot create a temporary directory");
+  return std::string(dir);
+}
+
+std::string compareGolden(const std::string &name, const std::string &actual) {
+  std::string path = sourcePath("tests/golden/" + name);
+  if (const char *u = std::getenv("INFRACC_UPDATE_GOLDEN"); u && std::string(u) == "1") {
+    llvm::sys::fs::create_directories(llvm::sys::path::parent_path(path));
+    writeFile(path, actual);
+    return {};
+  }
+  if (!llvm::sys::fs::exists(path))
+    return "golden file " + path + " does not exist (set INFRACC_UPDATE_GOLDEN=1 to create it)";
+  std::string expected = readFile(path);
+  if (expected == actual)
+    return {};
+  std::istringstream a(expected), b(actual);
+  std::string la, lb;
+  for (int line = 1;; ++line) {
+    bool ga = static_cast<bool>(std::getline(a, la)), gb = static_cast<bool>(std::getline(b, lb));
+    if (!ga && !gb)
+      return "files differ (line endings or final newline)";
+    if (!ga || !gb || la != lb)
+      return "golden " + name + " differs at line " + std::to_string(line) + ":\n  expected: " +
+             (ga ? la : "<end of file>") + "\n  actual:   " + (gb ? lb : "<end of file>");
+  }
+}
+
+} // namespace infracc::test

@@ -1,0 +1,34 @@
+// Helpers shared by the tests: run the infracc binary, read and write files, locate
+// the source tree's examples and golden files.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace infracc::test {
+
+struct RunResult {
+  int status = -1;     // exit status
+  std::string out;     // standard output
+  std::string err;     // standard error
+};
+
+/// Runs the built infracc with `args` (no shell involved), in `cwd` if given.
+RunResult runInfracc(const std::vector<std::string> &args, const std::string &cwd = "");
+
+/// Path of a file in the source tree, e.g. sourcePath("examples/clos.yaml").
+std::string sourcePath(const std::string &relative);
+
+std::string readFile(const std::string &path);
+void writeFile(const std::string &path, const std::string &contents);
+
+/// A fresh, empty directory for one test (removed by the test fixture or left in
+/// the build tree's temp area).
+std::string makeTempDir(const std::string &hint = "t");
+
+/// Compares `actual` with the golden file `tests/golden/<name>`. With the environment
+/// variable INFRACC_UPDATE_GOLDEN=1 the golden file is (re)written instead.
+/// Returns an empty string on match, else a readable diff summary.
+std::string compareGolden(const std::string &name, const std::string &actual);
+
+} // namespace infracc::test
