@@ -43,17 +43,39 @@ llvm::StringRef collectiveKindName(CollectiveKind k) {
 }
 
 uint64_t Schedule::memoryBytes() const {
-  auto bytes = [](const auto &v) { return uint64_t(v.capacity()) * sizeof(v[0]); };
+  // Sizes, not capacities: reserved capacity that was never written is not resident.
+  auto bytes = [](const auto &v) { return uint64_t(v.size()) * sizeof(v[0]); };
   return bytes(rankBegin_) + bytes(kind_) + bytes(peer_) + bytes(size_) + bytes(tag_) +
-         bytes(cpu_) + bytes(nic_) + bytes(succBegin_) + bytes(succ_) + bytes(labelBegin_) +
+         bytes(cpu_) + bytes(nic_) + bytes(succBegin_) + bytes(succ_) + bytes(labelCode_) +
          bytes(labelChars_) + bytes(collectives_) + bytes(vsizes_) + bytes(gpuOps_);
+}
+
+std::string Schedule::label(uint32_t g) const {
+  if (labelCode_.empty() || labelCode_[g] == NoLabel)
+    return {};
+  uint32_t code = labelCode_[g];
+  if (code & LabelInTable)
+    return std::string(labelChars_.data() + (code & ~LabelInTable));
+  return "l" + std::to_string(code);
+}
+
+std::string Schedule::opName(uint32_t g) const {
+  std::string l = label(g);
+  if (!l.empty())
+    return "'" + l + "'";
+  return "#" + std::to_string(g - rankBegin(rankOf(g)));
+}
+
+uint32_t Schedule::rankOf(uint32_t g) const {
+  // The last rank whose first op is <= g (empty ranks share their begin).
+  auto it = std::upper_bound(rankBegin_.begin(), rankBegin_.end() - 1, uint64_t(g));
+  return static_cast<uint32_t>(it - rankBegin_.begin()) - 1;
 }
 
 ScheduleBuilder::ScheduleBuilder(uint32_t numRanks, bool keepLabels) : keepLabels_(keepLabels) {
   sched_.numRanks_ = numRanks;
-  sched_.rankBegin_.reserve(size_t(numRanks) + 1);
-  if (keepLabels_)
-    sched_.labelBegin_.push_back(0);
+  // numRanks may come from an untrusted header: the table grows as ranks are begun.
+  sched_.rankBegin_.reserve(std::min<size_t>(size_t(numRanks) + 1, size_t(1) << 20));
 }
 
 void ScheduleBuilder::reserve(uint64_t ops, uint64_t deps) {
@@ -65,6 +87,8 @@ void ScheduleBuilder::reserve(uint64_t ops, uint64_t deps) {
   sched_.nic_.reserve(ops);
   sched_.succBegin_.reserve(ops + 1);
   sched_.succ_.reserve(deps);
+  if (keepLabels_)
+    sched_.labelCode_.reserve(ops);
 }
 
 void ScheduleBuilder::beginRank(uint32_t rank) {
@@ -78,6 +102,32 @@ void ScheduleBuilder::beginRank(uint32_t rank) {
   rankStart_ = sched_.kind_.size();
   inRank_ = true;
   pending_.clear();
+}
+
+uint32_t ScheduleBuilder::encodeLabel(llvm::StringRef label) {
+  if (label.empty())
+    return Schedule::NoLabel;
+  // `l<n>` without leading zeros and below 2^31 is stored as n.
+  if (label.size() >= 2 && label.size() <= 10 && label[0] == 'l' &&
+      (label[1] != '0' || label.size() == 2)) {
+    uint64_t n = 0;
+    bool digits = true;
+    for (char c : label.drop_front()) {
+      if (c < '0' || c > '9') {
+        digits = false;
+        break;
+      }
+      n = n * 10 + uint64_t(c - '0');
+    }
+    if (digits && n < Schedule::LabelInTable)
+      return static_cast<uint32_t>(n);
+  }
+  uint64_t offset = sched_.labelChars_.size();
+  if (offset >= Schedule::LabelInTable)
+    throw std::length_error("too many distinct labels (more than 2 GB of label text)");
+  sched_.labelChars_.insert(sched_.labelChars_.end(), label.begin(), label.end());
+  sched_.labelChars_.push_back('\0');
+  return static_cast<uint32_t>(offset) | Schedule::LabelInTable;
 }
 
 Schedule::OpIndex ScheduleBuilder::addOp(OpKind kind, uint32_t peer, uint64_t size, uint32_t tag,
@@ -95,10 +145,8 @@ Schedule::OpIndex ScheduleBuilder::addOp(OpKind kind, uint32_t peer, uint64_t si
   sched_.nic_.push_back(static_cast<uint16_t>(nic));
   sched_.maxCpu_ = std::max(sched_.maxCpu_, cpu);
   sched_.maxNic_ = std::max(sched_.maxNic_, nic);
-  if (keepLabels_) {
-    sched_.labelChars_.insert(sched_.labelChars_.end(), label.begin(), label.end());
-    sched_.labelBegin_.push_back(static_cast<uint32_t>(sched_.labelChars_.size()));
-  }
+  if (keepLabels_)
+    sched_.labelCode_.push_back(encodeLabel(label));
   return local;
 }
 
@@ -110,23 +158,30 @@ void ScheduleBuilder::addDependency(Schedule::OpIndex succ, Schedule::OpIndex pr
 void ScheduleBuilder::endRank() {
   assert(inRank_);
   uint32_t n = opsInRank();
-  // Group by predecessor; requires before irequires; otherwise keep insertion order.
-  std::stable_sort(pending_.begin(), pending_.end(), [](const PendingDep &a, const PendingDep &b) {
-    if (a.pred != b.pred)
-      return a.pred < b.pred;
-    return (a.succ & Schedule::IRequiresBit) < (b.succ & Schedule::IRequiresBit);
-  });
+  // Counting sort by predecessor: each op's requires-successors, then its
+  // irequires-successors, each in the order the dependencies were added.
   auto &succBegin = sched_.succBegin_;
   auto &succ = sched_.succ_;
-  size_t p = 0;
-  for (uint32_t op = 0; op < n; ++op) {
-    while (p < pending_.size() && pending_[p].pred == op)
-      succ.push_back(pending_[p++].succ);
-    if (succ.size() > 0xFFFFFFFFull)
-      throw std::length_error("schedule has more than 4294967295 dependencies");
-    succBegin.push_back(static_cast<uint32_t>(succ.size()));
+  uint64_t base = succ.size();
+  if (base + pending_.size() > 0xFFFFFFFFull)
+    throw std::length_error("schedule has more than 4294967295 dependencies");
+  fill_.assign(size_t(n) * 2, 0);   // [2*op]: requires count, [2*op+1]: irequires count
+  for (const PendingDep &d : pending_) {
+    assert(d.pred < n && (d.succ & ~Schedule::IRequiresBit) < n &&
+           "dependency on an op outside the rank");
+    ++fill_[size_t(d.pred) * 2 + ((d.succ & Schedule::IRequiresBit) ? 1 : 0)];
   }
-  assert(p == pending_.size() && "dependency on an op outside the rank");
+  uint32_t at = static_cast<uint32_t>(base);
+  for (uint32_t op = 0; op < n; ++op) {
+    uint32_t req = fill_[size_t(op) * 2], ireq = fill_[size_t(op) * 2 + 1];
+    fill_[size_t(op) * 2] = at;
+    fill_[size_t(op) * 2 + 1] = at + req;
+    at += req + ireq;
+    succBegin.push_back(at);
+  }
+  succ.resize(at);
+  for (const PendingDep &d : pending_)
+    succ[fill_[size_t(d.pred) * 2 + ((d.succ & Schedule::IRequiresBit) ? 1 : 0)]++] = d.succ;
   sched_.rankBegin_.push_back(sched_.kind_.size());
   pending_.clear();
   inRank_ = false;

@@ -7,7 +7,8 @@
 //     `irequires` (start after the predecessor starts). Each op's successor list holds
 //     its requires-successors first, then its irequires-successors, each in the order
 //     the dependencies were added.
-//   * No per-op heap allocation and no per-op strings: about 30 bytes per op.
+//   * No per-op heap allocation and no per-op strings: 25 bytes per op plus 4 per
+//     dependency, plus 4 per op when labels are kept (see label()).
 //
 // Ops that later passes lower (collectives, GPU load/store operations) keep their
 // extra fields in side tables indexed by the op's `aux` slot (`peer` for those kinds).
@@ -126,18 +127,20 @@ public:
   llvm::ArrayRef<GpuOpInfo> gpuOps() const { return gpuOps_; }
   bool hasUnloweredOps() const { return !collectives_.empty() || !gpuOps_.empty(); }
 
-  /// Optional labels from the text the schedule was read from, for diagnostics only
-  /// (empty when not kept). Indexed by global op index.
-  llvm::StringRef label(uint32_t g) const {
-    if (labelBegin_.empty())
-      return {};
-    return llvm::StringRef(labelChars_.data() + labelBegin_[g], labelBegin_[g + 1] - labelBegin_[g]);
-  }
-  bool hasLabels() const { return !labelBegin_.empty(); }
+  /// Labels from the text the schedule was read from, for diagnostics only. Kept as
+  /// one 32-bit code per op: `l<n>` labels (the usual form) are stored as the number,
+  /// others as an offset into a character table; "" when unlabelled or not kept.
+  std::string label(uint32_t g) const;
+  bool hasLabels() const { return !labelCode_.empty(); }
   void dropLabels() {
-    std::vector<uint32_t>().swap(labelBegin_);
+    std::vector<uint32_t>().swap(labelCode_);
     std::vector<char>().swap(labelChars_);
   }
+  /// How messages name op g of its rank: `'l5'` (its label, quoted) when known, else
+  /// `#4` (its local index, counting from 0 in creation order).
+  std::string opName(uint32_t g) const;
+  /// The rank that holds op g (binary search; for messages, not for hot loops).
+  uint32_t rankOf(uint32_t g) const;
 
   /// Resident bytes of the op arrays (for statistics and benchmarks).
   uint64_t memoryBytes() const;
@@ -161,8 +164,9 @@ private:
   std::vector<uint64_t> vsizes_;
   std::vector<GpuOpInfo> gpuOps_;
 
-  std::vector<uint32_t> labelBegin_;
-  std::vector<char> labelChars_;
+  static constexpr uint32_t NoLabel = 0xFFFFFFFFu, LabelInTable = 0x80000000u;
+  std::vector<uint32_t> labelCode_;   // per op when labels are kept
+  std::vector<char> labelChars_;      // NUL-terminated labels that are not `l<n>`
 };
 
 /// Builds a Schedule rank by rank, in rank order. Dependencies are added with local
@@ -174,8 +178,10 @@ public:
 
   explicit ScheduleBuilder(uint32_t numRanks, bool keepLabels = false);
 
-  /// Hint for the expected total number of ops and dependencies.
+  /// Hint for the expected total number of ops and dependencies (memory that is
+  /// reserved but never touched costs address space, not resident memory).
   void reserve(uint64_t ops, uint64_t deps);
+  bool keepsLabels() const { return keepLabels_; }
 
   /// Starts a rank; ranks are begun in increasing order, and ranks skipped are empty.
   void beginRank(uint32_t rank);
@@ -211,6 +217,8 @@ public:
   Schedule finish();
 
 private:
+  uint32_t encodeLabel(llvm::StringRef label);
+
   Schedule sched_;
   uint32_t rank_ = ~0u;
   uint64_t rankStart_ = 0;
@@ -219,6 +227,7 @@ private:
     uint32_t pred, succ;   // succ carries IRequiresBit
   };
   std::vector<PendingDep> pending_;
+  std::vector<uint32_t> fill_;   // endRank scratch: next free successor slot per op
 };
 
 } // namespace infracc

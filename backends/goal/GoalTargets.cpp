@@ -1,0 +1,54 @@
+// -emit=goal and -emit=goal-bin, and the schedule printer behind -print-after.
+#include "backends/goal/GoalWriter.h"
+#include "compiler/Diagnostics.h"
+#include "compiler/TargetRegistry.h"
+#include "ir/Module.h"
+#include "passes/Pass.h"
+
+namespace infracc::goal {
+namespace {
+
+llvm::Error emitText(TargetContext &ctx) {
+  const Schedule &s = *ctx.module.schedule;
+  if (llvm::Error e = checkPlainText(s, ctx.diags, ctx.module.workloadSource))
+    return e;
+  auto os = ctx.output.stream();
+  if (!os)
+    return os.takeError();
+  printText(s, *os);
+  return llvm::Error::success();
+}
+
+llvm::Error emitBinary(TargetContext &ctx) {
+  const Schedule &s = *ctx.module.schedule;
+  if (llvm::Error e = checkBinary(s, ctx.diags, ctx.module.workloadSource))
+    return e;
+  auto os = ctx.output.stream();
+  if (!os)
+    return os.takeError();
+  writeBinary(s, *os);
+  return llvm::Error::success();
+}
+
+RegisterTarget textTarget({.name = "goal",
+                           .description = "plain GOAL text (for LogGOPSim's txt2bin and LLAMP)",
+                           .needs = TargetNeeds::Workload,
+                           .defaultPipeline = {},
+                           .run = emitText});
+
+RegisterTarget binaryTarget({.name = "goal-bin",
+                             .description = "binary GOAL, byte for byte as txt2bin writes it",
+                             .needs = TargetNeeds::Workload,
+                             .defaultPipeline = {},
+                             .run = emitBinary});
+
+struct RegisterPrinter {
+  RegisterPrinter() {
+    setSchedulePrinter([](const Module &m, llvm::raw_ostream &os) {
+      printText(*m.schedule, os, /*extended=*/true);
+    });
+  }
+} printer;
+
+} // namespace
+} // namespace infracc::goal

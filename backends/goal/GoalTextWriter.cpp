@@ -1,0 +1,178 @@
+#include "backends/goal/GoalWriter.h"
+
+#include "compiler/Diagnostics.h"
+
+#include <charconv>
+#include <cstring>
+
+namespace infracc::goal {
+
+namespace {
+
+// Appends to a fixed buffer flushed to the stream: about ten times faster than
+// formatting through raw_ostream for hundreds of millions of small numbers.
+class LineBuffer {
+public:
+  explicit LineBuffer(llvm::raw_ostream &os) : os_(os) {}
+  ~LineBuffer() { flush(); }
+
+  /// Makes room for one line (every line we write is far shorter).
+  void reserveLine() {
+    if (pos_ > sizeof(buf_) - 512)
+      flush();
+  }
+  void put(llvm::StringRef s) {
+    if (pos_ + s.size() > sizeof(buf_)) {
+      flush();
+      if (s.size() > sizeof(buf_)) {
+        os_ << s;
+        return;
+      }
+    }
+    std::memcpy(buf_ + pos_, s.data(), s.size());
+    pos_ += s.size();
+  }
+  void put(char c) { buf_[pos_++] = c; }
+  void num(uint64_t v) { pos_ = size_t(std::to_chars(buf_ + pos_, buf_ + sizeof(buf_), v).ptr - buf_); }
+  void label(uint32_t local) {
+    put('l');
+    num(uint64_t(local) + 1);
+  }
+  void flush() {
+    os_.write(buf_, pos_);
+    pos_ = 0;
+  }
+
+private:
+  llvm::raw_ostream &os_;
+  char buf_[1 << 16];
+  size_t pos_ = 0;
+};
+
+// Ranks and tags; the wildcard (any source, any tag) is written -1.
+void printOrWildcard(LineBuffer &b, uint32_t v) {
+  if (v == AnySource)
+    b.put("-1");
+  else
+    b.num(v);
+}
+
+void printCollective(LineBuffer &b, const Schedule &s, uint32_t g) {
+  const CollectiveInfo &c = s.collectives()[s.peer(g)];
+  b.put(collectiveKindName(c.kind));
+  b.put(' ');
+  b.num(c.bytes);
+  b.put("b comm ");
+  if (c.communicator < s.communicators().size())
+    b.num(s.communicators()[c.communicator].id);
+  else
+    b.num(c.communicator);
+  switch (c.kind) {
+  case CollectiveKind::Bcast:
+  case CollectiveKind::Reduce:
+  case CollectiveKind::Gather:
+  case CollectiveKind::Scatter:
+    b.put(" root ");
+    b.num(c.root);
+    break;
+  default:
+    break;
+  }
+  if (c.algorithm) {
+    b.put(" algo ");
+    b.num(c.algorithm);
+  }
+}
+
+} // namespace
+
+llvm::Error checkPlainText(const Schedule &s, DiagEngine &diags, llvm::StringRef where) {
+  unsigned before = diags.errorCount();
+  for (uint32_t r = 0; r < s.numRanks() && !diags.shouldStop(); ++r) {
+    uint32_t end = s.rankBegin(r) + s.numOps(r);
+    for (uint32_t g = s.rankBegin(r); g < end && !diags.shouldStop(); ++g) {
+      std::string op = "rank " + std::to_string(r) + " operation " + s.opName(g);
+      OpKind k = s.kind(g);
+      if (!isGoalCoreKind(k))
+        diags.error(where, op + " is a " + opKindName(k) +
+                               ", which plain GOAL cannot express; lower it first (plain GOAL "
+                               "has send, recv and calc)");
+      else if (k == OpKind::Send && s.peer(g) == AnySource)
+        diags.error(where, op + " is a send to any rank (-1), which GOAL cannot express");
+      else if (k == OpKind::Calc && s.nic(g) != 0)
+        diags.error(where, op + " is a calc on nic " + std::to_string(s.nic(g)) +
+                               "; GOAL text has no nic clause for calc (binary GOAL does)");
+    }
+  }
+  return diags.errorCount() != before ? reportedError() : llvm::Error::success();
+}
+
+void printText(const Schedule &s, llvm::raw_ostream &os, bool extended) {
+  LineBuffer b(os);
+  b.put("num_ranks ");
+  b.num(s.numRanks());
+  b.put('\n');
+  for (uint32_t r = 0; r < s.numRanks(); ++r) {
+    b.reserveLine();
+    b.put("\nrank ");
+    b.num(r);
+    b.put(" {\n");
+    uint32_t first = s.rankBegin(r), n = s.numOps(r);
+    for (uint32_t i = 0; i < n; ++i) {
+      uint32_t g = first + i;
+      b.reserveLine();
+      b.label(i);
+      b.put(": ");
+      OpKind k = s.kind(g);
+      switch (k) {
+      case OpKind::Send:
+      case OpKind::Recv:
+        b.put(k == OpKind::Send ? "send " : "recv ");
+        b.num(s.size(g));
+        b.put(k == OpKind::Send ? "b to " : "b from ");
+        printOrWildcard(b, s.peer(g));
+        b.put(" tag ");
+        printOrWildcard(b, s.tag(g));
+        break;
+      case OpKind::Calc:
+        b.put("calc ");
+        b.num(s.size(g));
+        break;
+      case OpKind::Collective:
+        if (extended && s.peer(g) < s.collectives().size()) {
+          printCollective(b, s, g);
+          break;
+        }
+        [[fallthrough]];
+      default:
+        // Only reachable with `extended` (checkPlainText rejects the rest).
+        b.put(opKindName(k));
+        b.put(' ');
+        b.num(s.size(g));
+        b.put('b');
+        break;
+      }
+      if (s.cpu(g)) {
+        b.put(" cpu ");
+        b.num(s.cpu(g));
+      }
+      if (s.nic(g) && (k != OpKind::Calc || extended)) {
+        b.put(" nic ");
+        b.num(s.nic(g));
+      }
+      b.put('\n');
+    }
+    for (uint32_t i = 0; i < n; ++i) {
+      for (uint32_t raw : s.successorsRaw(first + i)) {
+        b.reserveLine();
+        b.label(raw & ~Schedule::IRequiresBit);
+        b.put((raw & Schedule::IRequiresBit) ? " irequires " : " requires ");
+        b.label(i);
+        b.put('\n');
+      }
+    }
+    b.put("}\n");
+  }
+}
+
+} // namespace infracc::goal

@@ -1,0 +1,454 @@
+#include "passes/Verify.h"
+
+#include "compiler/Diagnostics.h"
+#include "compiler/Options.h"
+#include "ir/Module.h"
+#include "passes/Pass.h"
+
+#include <llvm/ADT/DenseMap.h>
+
+#include <map>
+
+namespace infracc {
+
+namespace {
+
+namespace cl = llvm::cl;
+
+cl::opt<bool> AllowUnmatched("allow-unmatched",
+                             cl::desc("Report sends and recvs without a matching partner as "
+                                      "warnings instead of errors (default: errors)"),
+                             cl::cat(opts::passCategory()));
+
+// Dinic's maximum flow, for matching the messages left to wildcard operations.
+class MaxFlow {
+public:
+  explicit MaxFlow(uint32_t nodes) : adj_(nodes), level_(nodes), next_(nodes) {}
+  uint32_t addEdge(uint32_t from, uint32_t to, uint64_t cap) {
+    uint32_t id = static_cast<uint32_t>(edges_.size());
+    adj_[from].push_back(id);
+    edges_.push_back({to, cap});
+    adj_[to].push_back(id + 1);
+    edges_.push_back({from, 0});
+    return id;
+  }
+  /// Flow pushed through edge `id` (its reverse edge's residual capacity).
+  uint64_t flow(uint32_t id) const { return edges_[id + 1].cap; }
+  uint64_t run(uint32_t s, uint32_t t) {
+    uint64_t total = 0;
+    while (levels(s, t)) {
+      std::fill(next_.begin(), next_.end(), 0);
+      while (uint64_t f = push(s, t, UINT64_MAX))
+        total += f;
+    }
+    return total;
+  }
+
+private:
+  struct Edge {
+    uint32_t to;
+    uint64_t cap;
+  };
+  bool levels(uint32_t s, uint32_t t) {
+    std::fill(level_.begin(), level_.end(), -1);
+    std::vector<uint32_t> queue{s};
+    level_[s] = 0;
+    for (size_t i = 0; i < queue.size(); ++i)
+      for (uint32_t e : adj_[queue[i]])
+        if (edges_[e].cap && level_[edges_[e].to] < 0) {
+          level_[edges_[e].to] = level_[queue[i]] + 1;
+          queue.push_back(edges_[e].to);
+        }
+    return level_[t] >= 0;
+  }
+  // Depth is at most 3 here (source, send class, recv class, sink).
+  uint64_t push(uint32_t v, uint32_t t, uint64_t limit) {
+    if (v == t)
+      return limit;
+    for (; next_[v] < adj_[v].size(); ++next_[v]) {
+      Edge &e = edges_[adj_[v][next_[v]]];
+      if (!e.cap || level_[e.to] != level_[v] + 1)
+        continue;
+      if (uint64_t f = push(e.to, t, std::min(limit, e.cap))) {
+        e.cap -= f;
+        edges_[adj_[v][next_[v]] ^ 1].cap += f;
+        return f;
+      }
+    }
+    return 0;
+  }
+  std::vector<Edge> edges_;
+  std::vector<std::vector<uint32_t>> adj_;
+  std::vector<int> level_;
+  std::vector<size_t> next_;
+};
+
+std::string rankOrAny(uint32_t r) { return r == AnySource ? "any rank" : "rank " + std::to_string(r); }
+std::string tagText(uint32_t t) { return t == AnyTag ? "any tag" : "tag " + std::to_string(t); }
+
+class Verifier {
+public:
+  Verifier(const Schedule &s, DiagEngine &diags, llvm::StringRef where, const VerifyOptions &opts)
+      : s_(s), diags_(diags), where_(where.empty() ? "infracc" : where.str()), opts_(opts) {}
+
+  bool run(Statistics *stats);
+
+private:
+  bool checkOperands();
+  void checkCycles(uint32_t r);
+  void reportCycle(uint32_t r, llvm::ArrayRef<std::pair<uint32_t, uint32_t>> stack, size_t from);
+  void matchMessages();
+  bool balanced(uint32_t dst);
+  void matchWithWildcards(uint32_t dst);
+  void reportUnmatched(uint32_t g);
+  std::string op(uint32_t g) const {
+    return std::string(opKindName(s_.kind(g))) + " " + s_.opName(g);
+  }
+  uint32_t srcOfSend(uint32_t g, uint32_t &hint) const {
+    while (s_.rankBegin(hint) + s_.numOps(hint) <= g)
+      ++hint;
+    return hint;
+  }
+
+  const Schedule &s_;
+  DiagEngine &diags_;
+  std::string where_;
+  VerifyOptions opts_;
+
+  std::vector<uint32_t> indegree_, queue_;
+  std::vector<uint8_t> color_;
+  unsigned cyclesListed_ = 0;
+
+  // Sends grouped by destination: sendsTo_[sendBegin_[d] .. sendBegin_[d+1]).
+  std::vector<uint32_t> sendBegin_, sendsTo_;
+  llvm::DenseMap<uint64_t, std::pair<uint32_t, uint32_t>> counts_;   // (src,tag) -> sends, recvs
+  uint64_t unmatched_ = 0, sends_ = 0;
+  std::vector<uint32_t> selfMessages_, zeroByte_;
+  uint64_t selfCount_ = 0, zeroCount_ = 0;
+};
+
+bool Verifier::checkOperands() {
+  bool ok = true;
+  uint32_t P = s_.numRanks();
+  for (uint32_t r = 0; r < P; ++r) {
+    for (uint32_t g = s_.rankBegin(r), e = g + s_.numOps(r); g < e; ++g) {
+      OpKind k = s_.kind(g);
+      uint32_t peer = s_.peer(g);
+      auto bad = [&](const llvm::Twine &msg) {
+        diags_.error(where_, "rank " + llvm::Twine(r) + ": " + op(g) + " " + msg);
+        ok = false;
+      };
+      switch (k) {
+      case OpKind::Send:
+        if (peer >= P)
+          bad("goes to " + rankOrAny(peer) + ", but the schedule has " + llvm::Twine(P) +
+              " ranks (0.." + llvm::Twine(P - 1) + ")");
+        ++sends_;
+        if (peer == r && selfCount_++ < opts_.maxNotes)
+          selfMessages_.push_back(g);
+        if (s_.size(g) == 0 && zeroCount_++ < opts_.maxNotes)
+          zeroByte_.push_back(g);
+        break;
+      case OpKind::Recv:
+        if (peer >= P && peer != AnySource)
+          bad("comes from rank " + llvm::Twine(peer) + ", but the schedule has " +
+              llvm::Twine(P) + " ranks (0.." + llvm::Twine(P - 1) + ")");
+        break;
+      case OpKind::Calc:
+        break;
+      case OpKind::Collective:
+        if (peer >= s_.collectives().size())
+          bad("refers to collective " + llvm::Twine(peer) + " of " +
+              llvm::Twine(s_.collectives().size()));
+        break;
+      default:
+        if (peer >= s_.gpuOps().size())
+          bad("refers to GPU operation " + llvm::Twine(peer) + " of " +
+              llvm::Twine(s_.gpuOps().size()));
+        break;
+      }
+    }
+  }
+  return ok;
+}
+
+void Verifier::checkCycles(uint32_t r) {
+  uint32_t first = s_.rankBegin(r), n = s_.numOps(r);
+  indegree_.assign(n, 0);
+  for (uint32_t i = 0; i < n; ++i)
+    for (uint32_t raw : s_.successorsRaw(first + i))
+      ++indegree_[raw & ~Schedule::IRequiresBit];
+  queue_.clear();
+  for (uint32_t i = 0; i < n; ++i)
+    if (indegree_[i] == 0)
+      queue_.push_back(i);
+  for (size_t q = 0; q < queue_.size(); ++q)
+    for (uint32_t raw : s_.successorsRaw(first + queue_[q]))
+      if (--indegree_[raw & ~Schedule::IRequiresBit] == 0)
+        queue_.push_back(raw & ~Schedule::IRequiresBit);
+  if (queue_.size() == n)
+    return;
+  // What is left is on a cycle or behind one. A depth-first search over it finds the
+  // cycles: a successor still on the stack closes one.
+  uint32_t stuck = n - static_cast<uint32_t>(queue_.size());
+  color_.assign(n, 0);   // 0 new, 1 on the stack, 2 done
+  std::vector<std::pair<uint32_t, uint32_t>> stack;   // op, index of its next successor
+  unsigned listedHere = 0;
+  for (uint32_t start = 0; start < n; ++start) {
+    if (indegree_[start] == 0 || color_[start])
+      continue;
+    stack.push_back({start, 0});
+    color_[start] = 1;
+    while (!stack.empty()) {
+      auto &[v, k] = stack.back();
+      llvm::ArrayRef<uint32_t> succ = s_.successorsRaw(first + v);
+      if (k == succ.size()) {
+        color_[v] = 2;
+        stack.pop_back();
+        continue;
+      }
+      uint32_t w = succ[k++] & ~Schedule::IRequiresBit;
+      if (color_[w] == 0) {
+        color_[w] = 1;
+        stack.push_back({w, 0});
+      } else if (color_[w] == 1 && listedHere < 3 && cyclesListed_ < opts_.maxListed) {
+        size_t from = stack.size();
+        while (stack[from - 1].first != w)
+          --from;
+        reportCycle(r, stack, from - 1);
+        ++listedHere;
+        ++cyclesListed_;
+      }
+    }
+  }
+  diags_.note(where_, "rank " + llvm::Twine(r) + ": " + llvm::Twine(stuck) + " of its " +
+                          llvm::Twine(n) +
+                          " operations can never start (they are on or behind a dependency "
+                          "cycle)");
+}
+
+void Verifier::reportCycle(uint32_t r, llvm::ArrayRef<std::pair<uint32_t, uint32_t>> stack,
+                           size_t from) {
+  uint32_t first = s_.rankBegin(r);
+  constexpr size_t maxEdges = 10;
+  std::string text;
+  size_t len = stack.size() - from;
+  for (size_t i = 0; i < len && i < maxEdges; ++i) {
+    uint32_t pred = stack[from + i].first;
+    uint32_t raw = s_.successorsRaw(first + pred)[stack[from + i].second - 1];
+    uint32_t succ = raw & ~Schedule::IRequiresBit;
+    if (i)
+      text += ", ";
+    text += s_.opName(first + succ) +
+            ((raw & Schedule::IRequiresBit) ? " irequires " : " requires ") +
+            s_.opName(first + pred);
+  }
+  if (len > maxEdges)
+    text += ", ... (" + std::to_string(len - maxEdges) + " more)";
+  diags_.error(where_, "rank " + llvm::Twine(r) + ": dependency cycle: " + text);
+}
+
+// The fast path: per (source, tag), as many sends as recvs and no wildcards.
+bool Verifier::balanced(uint32_t dst) {
+  counts_.clear();
+  uint32_t hint = 0;
+  for (uint32_t i = sendBegin_[dst]; i < sendBegin_[dst + 1]; ++i) {
+    uint32_t g = sendsTo_[i];
+    if (s_.tag(g) == AnyTag)
+      return false;
+    ++counts_[(uint64_t(srcOfSend(g, hint)) << 32) | s_.tag(g)].first;
+  }
+  for (uint32_t g = s_.rankBegin(dst), e = g + s_.numOps(dst); g < e; ++g) {
+    if (s_.kind(g) != OpKind::Recv)
+      continue;
+    if (s_.peer(g) == AnySource || s_.tag(g) == AnyTag)
+      return false;
+    ++counts_[(uint64_t(s_.peer(g)) << 32) | s_.tag(g)].second;
+  }
+  for (const auto &kv : counts_)
+    if (kv.second.first != kv.second.second)
+      return false;
+  return true;
+}
+
+// Messages to `dst` per class (source, tag), either side possibly a wildcard: exact
+// classes pair up first, in program order (the k-th send with the k-th recv); what is
+// left goes to a maximum matching between compatible classes. Within a class the
+// operations that stay unmatched are the last ones in program order.
+void Verifier::matchWithWildcards(uint32_t dst) {
+  struct Class {
+    uint64_t count = 0, matched = 0, seen = 0;
+  };
+  using Key = std::pair<uint32_t, uint32_t>;   // source (or any), tag (or any)
+  std::map<Key, Class> sendCls, recvCls;
+  uint32_t hint = 0;
+  for (uint32_t i = sendBegin_[dst]; i < sendBegin_[dst + 1]; ++i) {
+    uint32_t g = sendsTo_[i];
+    ++sendCls[{srcOfSend(g, hint), s_.tag(g)}].count;
+  }
+  uint32_t rb = s_.rankBegin(dst), re = rb + s_.numOps(dst);
+  for (uint32_t g = rb; g < re; ++g)
+    if (s_.kind(g) == OpKind::Recv)
+      ++recvCls[{s_.peer(g), s_.tag(g)}].count;
+
+  for (auto &[key, sc] : sendCls) {
+    if (key.second == AnyTag)
+      continue;
+    auto it = recvCls.find(key);
+    if (it == recvCls.end())
+      continue;
+    uint64_t m = std::min(sc.count, it->second.count);
+    sc.matched += m;
+    it->second.matched += m;
+  }
+  std::vector<std::pair<Class *, Key>> left, right;
+  for (auto &[key, c] : sendCls)
+    if (c.matched < c.count)
+      left.push_back({&c, key});
+  for (auto &[key, c] : recvCls)
+    if (c.matched < c.count)
+      right.push_back({&c, key});
+  if (!left.empty() && !right.empty()) {
+    uint32_t source = 0, sink = 1, base = 2;
+    uint32_t rightBase = base + static_cast<uint32_t>(left.size());
+    MaxFlow flow(rightBase + static_cast<uint32_t>(right.size()));
+    std::vector<uint32_t> leftEdge, rightEdge;
+    for (size_t i = 0; i < left.size(); ++i)
+      leftEdge.push_back(flow.addEdge(source, base + uint32_t(i),
+                                      left[i].first->count - left[i].first->matched));
+    for (size_t j = 0; j < right.size(); ++j)
+      rightEdge.push_back(flow.addEdge(rightBase + uint32_t(j), sink,
+                                       right[j].first->count - right[j].first->matched));
+    for (size_t i = 0; i < left.size(); ++i) {
+      Key sk = left[i].second;
+      for (size_t j = 0; j < right.size(); ++j) {
+        Key rk = right[j].second;
+        bool src = rk.first == AnySource || rk.first == sk.first;
+        bool tag = rk.second == AnyTag || sk.second == AnyTag || rk.second == sk.second;
+        if (src && tag)
+          flow.addEdge(base + uint32_t(i), rightBase + uint32_t(j), UINT64_MAX);
+      }
+    }
+    flow.run(source, sink);
+    for (size_t i = 0; i < left.size(); ++i)
+      left[i].first->matched += flow.flow(leftEdge[i]);
+    for (size_t j = 0; j < right.size(); ++j)
+      right[j].first->matched += flow.flow(rightEdge[j]);
+  }
+  // Report what is left, recvs of dst first, then the sends to it.
+  for (uint32_t g = rb; g < re; ++g) {
+    if (s_.kind(g) != OpKind::Recv)
+      continue;
+    Class &c = recvCls[{s_.peer(g), s_.tag(g)}];
+    if (++c.seen > c.matched)
+      reportUnmatched(g);
+  }
+  hint = 0;
+  for (uint32_t i = sendBegin_[dst]; i < sendBegin_[dst + 1]; ++i) {
+    uint32_t g = sendsTo_[i];
+    Class &c = sendCls[{srcOfSend(g, hint), s_.tag(g)}];
+    if (++c.seen > c.matched)
+      reportUnmatched(g);
+  }
+}
+
+void Verifier::reportUnmatched(uint32_t g) {
+  if (unmatched_++ >= opts_.maxListed)
+    return;
+  uint32_t r = s_.rankOf(g);
+  std::string msg = "rank " + std::to_string(r) + ": " + op(g) + " (" +
+                    std::to_string(s_.size(g)) + " bytes ";
+  if (s_.kind(g) == OpKind::Send)
+    msg += "to rank " + std::to_string(s_.peer(g)) + ", " + tagText(s_.tag(g)) +
+           ") has no matching recv in rank " + std::to_string(s_.peer(g));
+  else
+    msg += "from " + rankOrAny(s_.peer(g)) + ", " + tagText(s_.tag(g)) +
+           ") has no matching send";
+  diags_.report(where_, opts_.allowUnmatched ? Severity::Warning : Severity::Error, msg);
+}
+
+void Verifier::matchMessages() {
+  uint32_t P = s_.numRanks();
+  sendBegin_.assign(size_t(P) + 1, 0);
+  for (uint64_t g = 0; g < s_.numOps(); ++g)
+    if (s_.kind(uint32_t(g)) == OpKind::Send)
+      ++sendBegin_[s_.peer(uint32_t(g)) + 1];
+  for (uint32_t d = 0; d < P; ++d)
+    sendBegin_[d + 1] += sendBegin_[d];
+  sendsTo_.resize(sendBegin_[P]);
+  {
+    std::vector<uint32_t> fill(sendBegin_.begin(), sendBegin_.end() - 1);
+    for (uint64_t g = 0; g < s_.numOps(); ++g)
+      if (s_.kind(uint32_t(g)) == OpKind::Send)
+        sendsTo_[fill[s_.peer(uint32_t(g))]++] = uint32_t(g);
+  }
+  for (uint32_t d = 0; d < P; ++d)
+    if (!balanced(d))
+      matchWithWildcards(d);
+  std::vector<uint32_t>().swap(sendsTo_);
+  if (unmatched_ > opts_.maxListed)
+    diags_.report(where_, opts_.allowUnmatched ? Severity::Warning : Severity::Error,
+                  llvm::Twine(unmatched_ - opts_.maxListed) +
+                      " more sends or recvs have no matching partner");
+  if (unmatched_ && !opts_.allowUnmatched)
+    diags_.note(where_, "with -allow-unmatched these are warnings");
+}
+
+bool Verifier::run(Statistics *stats) {
+  unsigned errorsBefore = diags_.errorCount();
+  if (!checkOperands())
+    return false;
+  for (uint32_t r = 0; r < s_.numRanks() && !diags_.shouldStop(); ++r)
+    checkCycles(r);
+  if (!diags_.shouldStop())
+    matchMessages();
+  for (uint32_t g : selfMessages_)
+    diags_.note(where_, "rank " + llvm::Twine(s_.rankOf(g)) + ": " + op(g) +
+                            " is a message to its own rank");
+  if (selfCount_ > selfMessages_.size())
+    diags_.note(where_, llvm::Twine(selfCount_ - selfMessages_.size()) +
+                            " more messages go to their own rank");
+  for (uint32_t g : zeroByte_)
+    diags_.note(where_, "rank " + llvm::Twine(s_.rankOf(g)) + ": " + op(g) + " to rank " +
+                            llvm::Twine(s_.peer(g)) + " is a zero-byte message");
+  if (zeroCount_ > zeroByte_.size())
+    diags_.note(where_, llvm::Twine(zeroCount_ - zeroByte_.size()) +
+                            " more messages carry zero bytes");
+  if (zeroCount_)
+    diags_.note(where_, "LogGOPSim charges (size-1)*G for a message; for 0 bytes that wraps "
+                        "around and acts as -G");
+  if (stats) {
+    stats->add("verify", "ops", "Operations verified", s_.numOps());
+    stats->add("verify", "deps", "Dependencies verified", s_.numDependencies());
+    stats->add("verify", "messages", "Sends matched with a recv",
+               sends_ - std::min<uint64_t>(sends_, unmatched_));
+  }
+  return diags_.errorCount() == errorsBefore;
+}
+
+class VerifyPass : public Pass {
+public:
+  llvm::StringRef name() const override { return "verify"; }
+  llvm::Error run(Module &m, PassContext &ctx) override {
+    VerifyOptions o;
+    o.allowUnmatched = AllowUnmatched;
+    if (m.schedule)
+      verifySchedule(*m.schedule, ctx.diags, m.workloadSource, o, &ctx.stats);
+    else
+      for (const Module::Job &job : m.jobs)
+        verifySchedule(job.schedule, ctx.diags, job.source, o, &ctx.stats);
+    return llvm::Error::success();   // the PassManager stops on reported errors
+  }
+};
+
+RegisterPass<VerifyPass> X("verify", "check the schedule: operands, dependency cycles, "
+                                     "send/recv matching");
+
+} // namespace
+
+bool verifySchedule(const Schedule &s, DiagEngine &diags, llvm::StringRef where,
+                    const VerifyOptions &opts, Statistics *stats) {
+  return Verifier(s, diags, where, opts).run(stats);
+}
+
+} // namespace infracc
