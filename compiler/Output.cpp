@@ -62,6 +62,20 @@ llvm::Expected<llvm::raw_ostream &> OutputManager::stream() {
   if (fs::is_directory(path_))
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "'" + path_ + "' is a directory; this target writes one file");
+  // A device or pipe (-o /dev/null, a FIFO) is written directly: renaming a
+  // temporary file onto it would replace the device with a regular file.
+  fs::file_status st;
+  if (!fs::status(path_, st) && fs::exists(st) && st.type() != fs::file_type::regular_file) {
+    std::error_code ec;
+    auto os = std::make_unique<llvm::raw_fd_ostream>(path_, ec, fs::OF_None);
+    if (ec)
+      return llvm::createStringError(ec, "cannot write '" + path_ + "': " + ec.message());
+    Pending p;
+    p.finalName = path_;
+    p.os = std::move(os);
+    pending_.push_back(std::move(p));
+    return *pending_.back().os;
+  }
   return open(path_, false);
 }
 
@@ -98,6 +112,10 @@ llvm::Error OutputManager::commit() {
     }
   }
   for (Pending &p : pending_) {
+    if (!p.temp) {   // written directly (a device or pipe)
+      p.os.reset();
+      continue;
+    }
     if (p.executable)
       fs::setPermissions(p.temp->FD, fs::perms(fs::all_read | fs::all_exe | fs::owner_write));
     else

@@ -1,6 +1,7 @@
 // Atomic outputs. Every file a target writes goes to a temporary file next to its
 // final name and is renamed into place only when the whole run has succeeded, so a
 // failed run leaves nothing half-written (and an interrupted one removes its temps).
+// Devices and pipes (-o /dev/null) are written directly.
 #pragma once
 
 #include <llvm/ADT/StringRef.h>
@@ -39,7 +40,7 @@ public:
 private:
   struct Pending {
     std::string finalName;
-    std::unique_ptr<llvm::sys::fs::TempFile> temp;
+    std::unique_ptr<llvm::sys::fs::TempFile> temp;   // null when written directly
     std::unique_ptr<llvm::raw_fd_ostream> os;
     bool executable = false;
   };
