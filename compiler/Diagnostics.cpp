@@ -38,16 +38,21 @@ bool DiagEngine::admit(Severity &sev) {
   if (errorLimit_ && errors_ >= errorLimit_) {
     ++errors_;
     lastWasSuppressed_ = true;
-    if (!limitAnnounced_) {
-      limitAnnounced_ = true;
-      os_ << "infracc: note: too many errors (limit " << errorLimit_
-          << ", see -error-limit); stopping here\n";
-    }
+    announceStop();
     return false;
   }
   ++errors_;
   lastWasSuppressed_ = false;
   return true;
+}
+
+void DiagEngine::announceStop() {
+  if (limitAnnounced_)
+    return;
+  limitAnnounced_ = true;
+  os_ << "infracc: note: too many errors (limit " << errorLimit_
+      << ", see -error-limit); stopping here\n";
+  os_.flush();
 }
 
 void DiagEngine::report(llvm::SMLoc loc, Severity sev, const llvm::Twine &msg,

@@ -49,6 +49,9 @@ public:
   /// true, so that frontends can give up early. 0 means no limit.
   void setErrorLimit(unsigned n) { errorLimit_ = n; }
   bool shouldStop() const { return errorLimit_ && errors_ >= errorLimit_; }
+  /// For a frontend that gives up because shouldStop() turned true while input was
+  /// left: prints the "too many errors" note (once).
+  void announceStop();
 
   /// Turn warnings into errors (-Werror style) or silence them.
   void setWarningsAsErrors(bool b) { warningsAsErrors_ = b; }

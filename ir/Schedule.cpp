@@ -187,6 +187,53 @@ void ScheduleBuilder::endRank() {
   inRank_ = false;
 }
 
+ScheduleBuilder::RankArrays ScheduleBuilder::appendRank(uint32_t rank, uint32_t numOps,
+                                                       uint32_t numDeps) {
+  beginRank(rank);
+  Schedule &s = sched_;
+  size_t first = s.kind_.size();
+  size_t total = first + numOps;
+  if (total > 0xFFFFFFFFull || s.succ_.size() + uint64_t(numDeps) > 0xFFFFFFFFull)
+    throw std::length_error("schedule has more than 4294967295 operations or dependencies");
+  s.kind_.resize(total);
+  s.peer_.resize(total);
+  s.size_.resize(total);
+  s.tag_.resize(total);
+  s.cpu_.resize(total);
+  s.nic_.resize(total);
+  if (keepLabels_)
+    s.labelCode_.resize(total, Schedule::NoLabel);
+  size_t succFirst = s.succBegin_.size();
+  s.succBegin_.resize(succFirst + numOps);
+  size_t depFirst = s.succ_.size();
+  s.succ_.resize(depFirst + numDeps);
+  return {{s.kind_.data() + first, numOps},       {s.peer_.data() + first, numOps},
+          {s.size_.data() + first, numOps},       {s.tag_.data() + first, numOps},
+          {s.cpu_.data() + first, numOps},        {s.nic_.data() + first, numOps},
+          {s.succBegin_.data() + succFirst, numOps}, {s.succ_.data() + depFirst, numDeps}};
+}
+
+void ScheduleBuilder::commitRank() {
+  assert(inRank_);
+  Schedule &s = sched_;
+  size_t first = rankStart_, end = s.kind_.size();
+  uint16_t maxCpu = 0, maxNic = 0;
+  for (size_t g = first; g < end; ++g) {
+    maxCpu = std::max(maxCpu, s.cpu_[g]);
+    maxNic = std::max(maxNic, s.nic_[g]);
+  }
+  s.maxCpu_ = std::max<uint32_t>(s.maxCpu_, maxCpu);
+  s.maxNic_ = std::max<uint32_t>(s.maxNic_, maxNic);
+  // succBegin_ holds counts for this rank's ops: turn them into running ends.
+  size_t n = end - first;
+  uint32_t at = s.succBegin_[s.succBegin_.size() - n - 1];
+  for (size_t i = s.succBegin_.size() - n; i < s.succBegin_.size(); ++i)
+    s.succBegin_[i] = at += s.succBegin_[i];
+  assert(at == s.succ_.size() && "successor counts do not add up to the rank's dependencies");
+  s.rankBegin_.push_back(end);
+  inRank_ = false;
+}
+
 uint32_t ScheduleBuilder::addCollective(const CollectiveInfo &info) {
   sched_.collectives_.push_back(info);
   return static_cast<uint32_t>(sched_.collectives_.size() - 1);

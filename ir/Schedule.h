@@ -207,6 +207,24 @@ public:
   /// Finishes the current rank: sorts its dependencies into CSR form.
   void endRank();
 
+  /// Bulk alternative to beginRank/addOp/addDependency/endRank for inputs already in
+  /// CSR form (binary GOAL): appends rank `rank` with `numOps` ops and `numDeps`
+  /// dependencies and returns its arrays, zeroed, to fill in place. `succCount[i]`
+  /// is op i's number of successors; `succ` holds all successor entries of the rank,
+  /// op by op, each op's requires first (local indices, IRequiresBit on irequires).
+  /// No labels. commitRank() finishes the rank.
+  struct RankArrays {
+    llvm::MutableArrayRef<OpKind> kind;
+    llvm::MutableArrayRef<uint32_t> peer;
+    llvm::MutableArrayRef<uint64_t> size;
+    llvm::MutableArrayRef<uint32_t> tag;
+    llvm::MutableArrayRef<uint16_t> cpu, nic;
+    llvm::MutableArrayRef<uint32_t> succCount;
+    llvm::MutableArrayRef<uint32_t> succ;
+  };
+  RankArrays appendRank(uint32_t rank, uint32_t numOps, uint32_t numDeps);
+  void commitRank();
+
   // Side tables.
   uint32_t addCollective(const CollectiveInfo &info);
   uint32_t addCommunicator(Communicator c);

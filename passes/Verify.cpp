@@ -6,6 +6,7 @@
 #include "passes/Pass.h"
 
 #include <llvm/ADT/DenseMap.h>
+#include <llvm/ADT/STLExtras.h>
 
 #include <map>
 
@@ -85,6 +86,7 @@ private:
 
 std::string rankOrAny(uint32_t r) { return r == AnySource ? "any rank" : "rank " + std::to_string(r); }
 std::string tagText(uint32_t t) { return t == AnyTag ? "any tag" : "tag " + std::to_string(t); }
+std::string bytesText(uint64_t n) { return std::to_string(n) + (n == 1 ? " byte" : " bytes"); }
 
 class Verifier {
 public:
@@ -278,18 +280,25 @@ bool Verifier::balanced(uint32_t dst) {
 void Verifier::matchWithWildcards(uint32_t dst) {
   struct Class {
     uint64_t count = 0, matched = 0, seen = 0;
+    uint32_t first = 0;   // first op of the class in program order
   };
   using Key = std::pair<uint32_t, uint32_t>;   // source (or any), tag (or any)
   std::map<Key, Class> sendCls, recvCls;
   uint32_t hint = 0;
   for (uint32_t i = sendBegin_[dst]; i < sendBegin_[dst + 1]; ++i) {
     uint32_t g = sendsTo_[i];
-    ++sendCls[{srcOfSend(g, hint), s_.tag(g)}].count;
+    Class &c = sendCls[{srcOfSend(g, hint), s_.tag(g)}];
+    if (c.count++ == 0)
+      c.first = g;
   }
   uint32_t rb = s_.rankBegin(dst), re = rb + s_.numOps(dst);
-  for (uint32_t g = rb; g < re; ++g)
-    if (s_.kind(g) == OpKind::Recv)
-      ++recvCls[{s_.peer(g), s_.tag(g)}].count;
+  for (uint32_t g = rb; g < re; ++g) {
+    if (s_.kind(g) != OpKind::Recv)
+      continue;
+    Class &c = recvCls[{s_.peer(g), s_.tag(g)}];
+    if (c.count++ == 0)
+      c.first = g;
+  }
 
   for (auto &[key, sc] : sendCls) {
     if (key.second == AnyTag)
@@ -308,6 +317,11 @@ void Verifier::matchWithWildcards(uint32_t dst) {
   for (auto &[key, c] : recvCls)
     if (c.matched < c.count)
       right.push_back({&c, key});
+  // Any maximum matching proves the same; offering the earliest operations first makes
+  // the ones left over the later ones, as when messages meet posted recvs in order.
+  auto byFirst = [](const auto &a, const auto &b) { return a.first->first < b.first->first; };
+  llvm::sort(left, byFirst);
+  llvm::sort(right, byFirst);
   if (!left.empty() && !right.empty()) {
     uint32_t source = 0, sink = 1, base = 2;
     uint32_t rightBase = base + static_cast<uint32_t>(left.size());
@@ -356,8 +370,7 @@ void Verifier::reportUnmatched(uint32_t g) {
   if (unmatched_++ >= opts_.maxListed)
     return;
   uint32_t r = s_.rankOf(g);
-  std::string msg = "rank " + std::to_string(r) + ": " + op(g) + " (" +
-                    std::to_string(s_.size(g)) + " bytes ";
+  std::string msg = "rank " + std::to_string(r) + ": " + op(g) + " (" + bytesText(s_.size(g)) + " ";
   if (s_.kind(g) == OpKind::Send)
     msg += "to rank " + std::to_string(s_.peer(g)) + ", " + tagText(s_.tag(g)) +
            ") has no matching recv in rank " + std::to_string(s_.peer(g));

@@ -124,29 +124,19 @@ bool BinaryReader::readRank(uint32_t r, ScheduleBuilder &b) {
     return "rank " + std::to_string(r) + " operation " + std::to_string(i);
   };
 
-  b.beginRank(r);
+  ScheduleBuilder::RankArrays a = b.appendRank(r, n, static_cast<uint32_t>(appSize));
   indegree_.assign(n, 0);
   uint64_t running = 0;
+  const uint8_t *app = d_ + appAt;
   for (uint32_t i = 0; i < n; ++i) {
     uint64_t at = nodesAt + bin::NodeSize * uint64_t(i);
     const uint8_t *rec = d_ + at;
     uint8_t type = rec[bin::node::Type];
     uint32_t peer = read32le(rec + bin::node::Peer);
-    OpKind kind;
-    switch (type) {
-    case bin::TypeSend:
-      kind = OpKind::Send;
-      break;
-    case bin::TypeRecv:
-      kind = OpKind::Recv;
-      break;
-    case bin::TypeCalc:
-      kind = OpKind::Calc;
-      break;
-    default:
+    if (type < bin::TypeSend || type > bin::TypeCalc)
       return fail(at + bin::node::Type, where(i) + ": type " + llvm::Twine(unsigned(type)) +
                                             " is not 1 (send), 2 (recv) or 3 (calc)");
-    }
+    OpKind kind = static_cast<OpKind>(type);   // OpKind uses GOAL's type numbers
     if (kind != OpKind::Calc && peer >= numRanks_ && !(kind == OpKind::Recv && peer == AnySource))
       return fail(at + bin::node::Peer,
                   where(i) + ": " + (kind == OpKind::Send ? "destination" : "source") + " rank " +
@@ -162,25 +152,31 @@ bool BinaryReader::readRank(uint32_t r, ScheduleBuilder &b) {
                       llvm::Twine(succFirst != running ? succFirst : iSuccFirst) + ", expected " +
                       llvm::Twine(succFirst != running ? running : running + numSucc) +
                       " (successor lists follow each other in operation order)");
-    running += uint64_t(numSucc) + numISucc;
-    if (running > appSize)
+    uint64_t total = uint64_t(numSucc) + numISucc;
+    if (running + total > appSize)
       return fail(at + bin::node::NumSucc,
                   where(i) + ": its successor lists run past the end of the rank's appendix (" +
                       llvm::Twine(appSize) + " entries)");
+    a.kind[i] = kind;
+    a.peer[i] = peer;
+    a.size[i] = read64le(rec + bin::node::Size);
+    a.tag[i] = read32le(rec + bin::node::Tag);
     uint8_t cpu = rec[bin::node::Cpu], nic = rec[bin::node::Nic];
+    a.cpu[i] = cpu;
+    a.nic[i] = nic;
     maxCpu_ = std::max<uint32_t>(maxCpu_, cpu);
     maxNic_ = std::max<uint32_t>(maxNic_, nic);
-    b.addOp(kind, peer, read64le(rec + bin::node::Size), read32le(rec + bin::node::Tag), cpu, nic);
-    uint64_t app = appAt + 4 * uint64_t(succFirst);
-    for (uint64_t k = 0; k < uint64_t(numSucc) + numISucc; ++k) {
-      uint32_t s = u32(app + 4 * k);
+    a.succCount[i] = static_cast<uint32_t>(total);
+    for (uint64_t k = running; k < running + total; ++k) {
+      uint32_t s = read32le(app + 4 * k);
       if (s >= n)
-        return fail(app + 4 * k, where(i) + ": successor " + llvm::Twine(s) +
-                                     " is not an operation of the rank (it has " +
-                                     llvm::Twine(n) + ")");
+        return fail(appAt + 4 * k, where(i) + ": successor " + llvm::Twine(s) +
+                                       " is not an operation of the rank (it has " +
+                                       llvm::Twine(n) + ")");
       ++indegree_[s];
-      b.addDependency(s, i, k < numSucc ? DepKind::Requires : DepKind::IRequires);
+      a.succ[k] = k < running + numSucc ? s : s | Schedule::IRequiresBit;
     }
+    running += total;
   }
   if (running != appSize)
     return fail(appAt + 4 * running, "rank " + llvm::Twine(r) + "'s appendix has " +
@@ -209,7 +205,7 @@ bool BinaryReader::readRank(uint32_t r, ScheduleBuilder &b) {
                                                llvm::Twine(roots) + " entries, but " +
                                                llvm::Twine(k) +
                                                " operations have no dependencies");
-  b.endRank();
+  b.commitRank();
   return true;
 }
 

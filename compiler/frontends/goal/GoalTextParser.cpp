@@ -4,6 +4,7 @@
 #include "compiler/Progress.h"
 #include "compiler/frontends/goal/MappedInput.h"
 
+#include <llvm/ADT/STLExtras.h>
 #include <llvm/ADT/SmallString.h>
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/MemoryBuffer.h>
@@ -163,6 +164,8 @@ TextParser::TextParser(DiagEngine &diags, unsigned bufferId, const Dialect &dial
   assert(*end_ == '\0' && "the GOAL text parser needs a NUL-terminated buffer");
   dropped_ = begin_;
   nextMark_ = p_ + std::min<size_t>(MarkStride, size_t(end_ - p_) + 1);
+  for (const Dialect::Op &op : dialect_.ops)
+    opAlternatives_ += (opAlternatives_.empty() ? "" : "|") + op.keyword.str();
 }
 
 void TextParser::error(const char *loc, const llvm::Twine &msg) {
@@ -188,6 +191,8 @@ std::optional<Schedule> TextParser::parse() {
   builder_->reserve(size / 16, size / 16);
   parseDeclarations();
   parseRankBlocks();
+  if (stop() && p_ != end_)
+    diags_.announceStop();
   if (opts_.progress)
     opts_.progress->update(uint64_t(p_ - begin_));
   if (!building_ || diags_.hasErrors())
@@ -260,29 +265,33 @@ bool TextParser::expect(llvm::StringRef kw, const llvm::Twine &context) {
   return false;
 }
 
-bool TextParser::parseNumber(uint64_t &out, llvm::StringRef what, uint64_t max) {
-  skipBlanks();
+const char *TextParser::scanNumber(uint64_t &out, bool &overflow) {
   const char *loc = p_;
-  if (!isDigit(*p_)) {
-    error(loc, "expected a number (" + what + "), found " + describe(p_, end_));
-    return false;
-  }
   uint64_t v = 0;
-  bool overflow = false;
+  overflow = false;
   do {
     overflow |= __builtin_mul_overflow(v, 10, &v);
     overflow |= __builtin_add_overflow(v, uint64_t(*p_ - '0'), &v);
     ++p_;
   } while (isDigit(*p_));
-  if (overflow || v > max) {
-    llvm::StringRef digits(loc, size_t(p_ - loc));
-    std::string hint;
-    if (what == "tag")
-      hint = "; -1 means any tag";
-    error(loc, what + " " + digits + " is too large (at most " + llvm::Twine(max) + hint + ")");
+  out = v;
+  return loc;
+}
+
+bool TextParser::parseNumber(uint64_t &out, llvm::StringRef what, uint64_t max) {
+  skipBlanks();
+  if (!isDigit(*p_)) {
+    error(p_, "expected a number (" + what + "), found " + describe(p_, end_));
     return false;
   }
-  out = v;
+  bool overflow;
+  const char *loc = scanNumber(out, overflow);
+  if (overflow || out > max) {
+    llvm::StringRef digits(loc, size_t(p_ - loc));
+    error(loc, what + " " + digits + " is too large (at most " + llvm::Twine(max) +
+                   (what == "tag" ? "; -1 means any tag" : "") + ")");
+    return false;
+  }
   return true;
 }
 
@@ -298,12 +307,17 @@ bool TextParser::parseRank(uint32_t &out, llvm::StringRef what, bool wildcard) {
     error(loc, what + " cannot be -1: only a recv's source may be -1 (any source)");
     return false;
   }
-  uint64_t v;
-  if (!parseNumber(v, what, UINT64_MAX))
+  if (!isDigit(*p_)) {
+    error(p_, "expected a number (" + what + "), found " + describe(p_, end_));
     return false;
-  if (v >= numRanks_) {
-    error(loc, what + " " + llvm::Twine(v) + " is out of range: num_ranks is " +
-                   llvm::Twine(numRanks_) + ", so ranks are 0.." + llvm::Twine(numRanks_ - 1));
+  }
+  uint64_t v;
+  bool overflow;
+  scanNumber(v, overflow);
+  if (overflow || v >= numRanks_) {
+    error(loc, what + " " + llvm::StringRef(loc, size_t(p_ - loc)) +
+                   " is out of range: num_ranks is " + llvm::Twine(numRanks_) +
+                   ", so ranks are 0.." + llvm::Twine(numRanks_ - 1));
     return false;
   }
   out = static_cast<uint32_t>(v);
@@ -322,7 +336,7 @@ bool TextParser::parseClauses(llvm::MutableArrayRef<Clause> clauses) {
     skipBlanks();
     char c = *p_;
     if (c == '\n' || c == '\r' || c == '/' || p_ == end_)
-      return endStatement(expected());
+      return endStatement(expected);
     size_t i = 0;
     while (i < clauses.size() && !startsWith(p_, clauses[i].keyword))
       ++i;
@@ -355,7 +369,7 @@ bool TextParser::parseClauses(llvm::MutableArrayRef<Clause> clauses) {
   }
 }
 
-bool TextParser::endStatement(llvm::StringRef expected) {
+bool TextParser::endStatementSlow(llvm::function_ref<std::string()> expected) {
   for (;;) {
     skipBlanks();
     char c = *p_;
@@ -377,7 +391,7 @@ bool TextParser::endStatement(llvm::StringRef expected) {
       skipComment();
       continue;
     }
-    error(p_, "expected " + expected + ", found " + describe(p_, end_));
+    error(p_, "expected " + expected() + ", found " + describe(p_, end_));
     return false;
   }
 }
@@ -405,7 +419,7 @@ bool TextParser::parseHeader() {
     return false;
   }
   numRanks_ = static_cast<uint32_t>(n);
-  if (!endStatement("the end of the line after 'num_ranks " + std::to_string(n) + "'"))
+  if (!endStatement([&] { return "the end of the line after 'num_ranks " + std::to_string(n) + "'"; }))
     skipLine();
   return true;
 }
@@ -434,8 +448,10 @@ void TextParser::parseRankBlocks() {
   for (;;) {
     if (p_ >= nextMark_)
       advanceProgress();
+    if (stop())
+      return;
     skipTrivia();
-    if (p_ == end_ || stop())
+    if (p_ == end_)
       break;
     const char *loc = p_;
     llvm::StringRef word = scanWord();
@@ -466,14 +482,26 @@ void TextParser::parseRankBlocks() {
       error(numLoc, "rank " + llvm::Twine(r) + " is out of range: num_ranks is " +
                         llvm::Twine(numRanks_) + ", so rank blocks are 0.." +
                         llvm::Twine(numRanks_ - 1));
-    } else if (r < nextRank_) {
-      error(numLoc, "a second block for rank " + llvm::Twine(r) +
-                        "; each rank has one block, in order 0, 1, ..., " +
-                        llvm::Twine(numRanks_ - 1));
     } else if (r > nextRank_) {
       error(numLoc, "the block of rank " + llvm::Twine(r) + " comes before the block of rank " +
                         llvm::Twine(nextRank_) + "; rank blocks must appear in order 0, 1, ..., " +
                         llvm::Twine(numRanks_ - 1));
+      skipped_.push_back({nextRank_, static_cast<uint32_t>(r)});
+    } else if (r < nextRank_) {
+      // A block that was skipped over comes late (already reported), or a repetition.
+      auto late = llvm::find_if(skipped_, [&](auto &iv) { return iv.first <= r && r < iv.second; });
+      if (late == skipped_.end()) {
+        error(numLoc, "a second block for rank " + llvm::Twine(r) +
+                          "; each rank has one block, in order 0, 1, ..., " +
+                          llvm::Twine(numRanks_ - 1));
+      } else {
+        auto [from, to] = *late;
+        skipped_.erase(late);
+        if (from < r)
+          skipped_.push_back({from, static_cast<uint32_t>(r)});
+        if (r + 1 < to)
+          skipped_.push_back({static_cast<uint32_t>(r) + 1, to});
+      }
     }
     rank_ = static_cast<uint32_t>(r);
     if (r < numRanks_ && r >= nextRank_)
@@ -488,13 +516,22 @@ void TextParser::parseRankBlocks() {
     parseBlockBody();
     finishBlock();
   }
-  if (nextRank_ < numRanks_ && !stop()) {
-    std::string missing = nextRank_ + 1 == numRanks_
-                              ? "rank " + std::to_string(nextRank_) + " has no block"
-                              : "ranks " + std::to_string(nextRank_) + ".." +
-                                    std::to_string(numRanks_ - 1) + " have no block";
-    error(headerLoc_, "num_ranks is " + llvm::Twine(numRanks_) + " but " + missing +
-                          " (an empty block is written 'rank <n> {' '}')");
+  if (nextRank_ < numRanks_)
+    skipped_.push_back({nextRank_, numRanks_});
+  if (!skipped_.empty()) {
+    llvm::sort(skipped_);
+    uint32_t count = 0;
+    std::string list;
+    for (auto [from, to] : skipped_) {
+      count += to - from;
+      list += (list.empty() ? "" : ", ") + std::to_string(from);
+      if (to - from > 1)
+        list += ".." + std::to_string(to - 1);
+    }
+    error(headerLoc_, "num_ranks is " + llvm::Twine(numRanks_) + " but " +
+                          (count == 1 ? "rank " : "ranks ") + list +
+                          (count == 1 ? " has" : " have") +
+                          " no block (an empty block is 'rank <n> {}')");
   }
 }
 
@@ -507,10 +544,8 @@ void TextParser::parseBlockBody() {
     if (isAlpha(c)) {
       if (!parseStatement())
         return;   // `rank` inside the block, reported
-      if (stop()) {
-        p_ = end_;
+      if (stop())
         return;
-      }
       continue;
     }
     if (c == '}') {
@@ -522,9 +557,8 @@ void TextParser::parseBlockBody() {
                              " is not closed: '}' is missing before the end of the file");
       return;
     }
-    error(p_, "expected a statement ('<label>: send|recv|calc ...' or '<label> requires "
-              "<label>') or '}', found " +
-                  describe(p_, end_));
+    error(p_, "expected a statement ('<label>: " + opAlternatives_ +
+                  " ...' or '<label> requires <label>') or '}', found " + describe(p_, end_));
     skipLine();
   }
 }
@@ -539,7 +573,8 @@ const Dialect::Op *TextParser::findOpExact(llvm::StringRef word) const {
 const Dialect::Op *TextParser::findOpPrefix() const {
   const Dialect::Op *best = nullptr;
   for (const Dialect::Op &op : dialect_.ops)
-    if (startsWith(p_, op.keyword) && (!best || op.keyword.size() > best->keyword.size()))
+    if (op.keyword[0] == *p_ && startsWith(p_, op.keyword) &&
+        (!best || op.keyword.size() > best->keyword.size()))
       best = &op;
   return best;
 }
@@ -619,8 +654,9 @@ void TextParser::parseDependency(llvm::StringRef succ, DepKind kind) {
     skipLine();
     return;
   }
-  if (!endStatement("the end of the line after '" + succ.str() + " " + kw.str() + " " +
-                    pred.str() + "'")) {
+  if (!endStatement([&] {
+        return "the end of the line after '" + succ.str() + " " + kw.str() + " " + pred.str() + "'";
+      })) {
     skipLine();
     return;
   }

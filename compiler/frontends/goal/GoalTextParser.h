@@ -16,10 +16,12 @@
 
 #include <llvm/ADT/ArrayRef.h>
 #include <llvm/ADT/DenseMap.h>
+#include <llvm/ADT/STLFunctionalExtras.h>
 #include <llvm/ADT/StringRef.h>
 #include <llvm/ADT/Twine.h>
 
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace llvm {
@@ -117,8 +119,16 @@ public:
   /// Optional clauses in array order, then the end of the statement.
   bool parseClauses(llvm::MutableArrayRef<Clause> clauses);
   /// The end of a statement: blanks, then an optional comment, then the end of the
-  /// line (or of the file). `expected` describes what else could have come here.
-  bool endStatement(llvm::StringRef expected);
+  /// line (or of the file). `expected` describes what else could have come here; it
+  /// is called only to build an error message.
+  bool endStatement(llvm::function_ref<std::string()> expected) {
+    skipBlanks();
+    if (*p_ == '\n') {   // the common case, inline
+      ++p_;
+      return true;
+    }
+    return endStatementSlow(expected);
+  }
 
   /// Adds the op of statement `st` in the current rank (and defines its label).
   void addOp(const OpStatement &st, OpKind kind, uint32_t peer, uint64_t size, uint32_t tag,
@@ -134,6 +144,8 @@ private:
   };
 
   bool parseHeader();
+  const char *scanNumber(uint64_t &out, bool &overflow);
+  bool endStatementSlow(llvm::function_ref<std::string()> expected);
   void parseDeclarations();
   void parseRankBlocks();
   void parseBlockBody();
@@ -162,10 +174,12 @@ private:
   const char *nextMark_;
   const char *dropped_;        // input before this was released from memory
 
+  std::string opAlternatives_;   // "send|recv|calc", for messages
   const char *headerLoc_ = nullptr;
   uint32_t numRanks_ = 0;
   uint32_t rank_ = 0;          // rank of the current block
   uint32_t nextRank_ = 0;      // the rank whose block must come next
+  std::vector<std::pair<uint32_t, uint32_t>> skipped_;   // [from, to) jumped over (errors)
   const char *blockBegin_ = nullptr;
   bool building_ = true;       // no error so far: ops go into builder_
   uint32_t opsInBlock_ = 0;

@@ -1,0 +1,54 @@
+// The progress bar: its format, and that it stays silent unless enabled.
+#include "compiler/Progress.h"
+
+#include <llvm/Support/raw_ostream.h>
+
+#include <gtest/gtest.h>
+
+using namespace infracc;
+
+TEST(Progress, RendersBarPercentAndRate) {
+  std::string sink;
+  llvm::raw_string_ostream os(sink);
+  Progress p("reading x.goal", 200'000'000, "bytes", true, os);
+  EXPECT_EQ(p.render(50'000'000, 0.5),
+            "reading x.goal [#######                       ]  25% 50.0 MB of 200.0 MB, 100.0 MB/s");
+  EXPECT_EQ(p.render(200'000'000, 0),
+            "reading x.goal [##############################] 100% 200.0 MB of 200.0 MB");
+  Progress ops("simulating", 0, "events", true, os);
+  EXPECT_EQ(ops.render(1500, 3.0), "simulating 1500, 500 events/s");
+}
+
+TEST(Progress, DrawsOnOneLineAndEndsIt) {
+  std::string sink;
+  llvm::raw_string_ostream os(sink);
+  {
+    Progress p("reading", 100, "items", true, os);
+    p.setInterval(std::chrono::milliseconds(0));
+    p.update(10);
+    p.update(60);
+    p.finish();
+    p.finish();   // only once
+  }
+  os.flush();
+  // Each redraw returns to the start of the line and erases its rest.
+  EXPECT_EQ(sink.find("\rreading [###"), 0u);
+  EXPECT_NE(sink.find("  10% 10 of 100"), std::string::npos);
+  EXPECT_NE(sink.find("  60% 60 of 100"), std::string::npos);
+  EXPECT_EQ(std::count(sink.begin(), sink.end(), '\r'), 3);
+  EXPECT_EQ(std::count(sink.begin(), sink.end(), '\n'), 1);
+  EXPECT_EQ(sink.back(), '\n');
+}
+
+TEST(Progress, DisabledPrintsNothing) {
+  std::string sink;
+  llvm::raw_string_ostream os(sink);
+  {
+    Progress p("reading", 100, "bytes", false, os);
+    p.setInterval(std::chrono::milliseconds(0));
+    p.update(50);
+    p.finish();
+  }
+  os.flush();
+  EXPECT_EQ(sink, "");
+}
