@@ -120,6 +120,7 @@ private:
   std::vector<uint32_t> indegree_, queue_;
   std::vector<uint8_t> color_;
   unsigned cyclesListed_ = 0;
+  uint32_t ranksWithCycles_ = 0, ranksListed_ = 0;
 
   // Sends grouped by destination: sendsTo_[sendBegin_[d] .. sendBegin_[d+1]).
   std::vector<uint32_t> sendBegin_, sendsTo_;
@@ -193,6 +194,9 @@ void Verifier::checkCycles(uint32_t r) {
   // What is left is on a cycle or behind one. A depth-first search over it finds the
   // cycles: a successor still on the stack closes one.
   uint32_t stuck = n - static_cast<uint32_t>(queue_.size());
+  ++ranksWithCycles_;
+  if (cyclesListed_ >= opts_.maxListed)
+    return;   // counted; summarised at the end
   color_.assign(n, 0);   // 0 new, 1 on the stack, 2 done
   std::vector<std::pair<uint32_t, uint32_t>> stack;   // op, index of its next successor
   unsigned listedHere = 0;
@@ -223,6 +227,7 @@ void Verifier::checkCycles(uint32_t r) {
       }
     }
   }
+  ++ranksListed_;
   diags_.note(where_, "rank " + llvm::Twine(r) + ": " + llvm::Twine(stuck) + " of its " +
                           llvm::Twine(n) +
                           " operations can never start (they are on or behind a dependency "
@@ -413,6 +418,9 @@ bool Verifier::run(Statistics *stats) {
     return false;
   for (uint32_t r = 0; r < s_.numRanks() && !diags_.shouldStop(); ++r)
     checkCycles(r);
+  if (ranksWithCycles_ > ranksListed_)
+    diags_.error(where_, llvm::Twine(ranksWithCycles_ - ranksListed_) +
+                             " more ranks have dependency cycles");
   if (!diags_.shouldStop())
     matchMessages();
   for (uint32_t g : selfMessages_)

@@ -224,3 +224,22 @@ TEST(Verify, RunsAfterEveryFrontendByDefault) {
                          "matching recv in rank 1\n" +
                      dir + "/u.bin: note: with -allow-unmatched these are warnings\n");
 }
+
+TEST(Verify, CyclesInManyRanksAreCounted) {
+  std::string t = "num_ranks 4\n";
+  for (int r = 0; r < 4; ++r)
+    t += "rank " + std::to_string(r) + " {\nl1: calc 1\nl1 requires l1\n}\n";
+  VerifyOptions o;
+  o.maxListed = 2;
+  Verified v = verify(t, o);
+  EXPECT_FALSE(v.ok);
+  EXPECT_EQ(messageLines(v.diags),
+            (std::vector<std::string>{
+                "v.goal: error: rank 0: dependency cycle: 'l1' requires 'l1'",
+                "v.goal: note: rank 0: 1 of its 1 operations can never start (they are on or "
+                "behind a dependency cycle)",
+                "v.goal: error: rank 1: dependency cycle: 'l1' requires 'l1'",
+                "v.goal: note: rank 1: 1 of its 1 operations can never start (they are on or "
+                "behind a dependency cycle)",
+                "v.goal: error: 2 more ranks have dependency cycles"}));
+}

@@ -267,13 +267,19 @@ bool TextParser::expect(llvm::StringRef kw, const llvm::Twine &context) {
 
 const char *TextParser::scanNumber(uint64_t &out, bool &overflow) {
   const char *loc = p_;
+  while (isDigit(*p_))
+    ++p_;
   uint64_t v = 0;
   overflow = false;
-  do {
-    overflow |= __builtin_mul_overflow(v, 10, &v);
-    overflow |= __builtin_add_overflow(v, uint64_t(*p_ - '0'), &v);
-    ++p_;
-  } while (isDigit(*p_));
+  if (p_ - loc <= 19) {   // cannot overflow 64 bits
+    for (const char *q = loc; q < p_; ++q)
+      v = v * 10 + uint64_t(*q - '0');
+  } else {
+    for (const char *q = loc; q < p_; ++q) {
+      overflow |= __builtin_mul_overflow(v, 10, &v);
+      overflow |= __builtin_add_overflow(v, uint64_t(*q - '0'), &v);
+    }
+  }
   out = v;
   return loc;
 }
