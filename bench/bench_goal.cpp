@@ -40,7 +40,8 @@
 using namespace infracc;
 namespace cl = llvm::cl;
 
-static cl::opt<unsigned> Ranks("ranks", cl::init(1024), cl::desc("Number of ranks (default 1024)"));
+static cl::opt<unsigned> Ranks("ranks", cl::init(1024),
+                               cl::desc("Number of ranks (default 1024)"));
 static cl::opt<unsigned> Iterations("iterations", cl::init(8),
                                     cl::desc("Ring allreduces per rank (default 8: 50.3 M ops "
                                              "with 1024 ranks)"));
@@ -52,7 +53,9 @@ static cl::opt<bool> Keep("keep", cl::desc("Keep the generated files"));
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 // CPU time (user + system) of this process: less disturbed than wall time when
 // other jobs share the machine.

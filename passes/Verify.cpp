@@ -84,7 +84,9 @@ private:
   std::vector<size_t> next_;
 };
 
-std::string rankOrAny(uint32_t r) { return r == AnySource ? "any rank" : "rank " + std::to_string(r); }
+std::string rankOrAny(uint32_t r) {
+  return r == AnySource ? "any rank" : "rank " + std::to_string(r);
+}
 std::string tagText(uint32_t t) { return t == AnyTag ? "any tag" : "tag " + std::to_string(t); }
 std::string bytesText(uint64_t n) { return std::to_string(n) + (n == 1 ? " byte" : " bytes"); }
 

@@ -33,7 +33,9 @@ public:
     pos_ += s.size();
   }
   void put(char c) { buf_[pos_++] = c; }
-  void num(uint64_t v) { pos_ = size_t(std::to_chars(buf_ + pos_, buf_ + sizeof(buf_), v).ptr - buf_); }
+  void num(uint64_t v) {
+    pos_ = size_t(std::to_chars(buf_ + pos_, buf_ + sizeof(buf_), v).ptr - buf_);
+  }
   void label(uint32_t local) {
     put('l');
     num(uint64_t(local) + 1);

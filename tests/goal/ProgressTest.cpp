@@ -1,9 +1,12 @@
 // The progress bar: its format, and that it stays silent unless enabled.
 #include "compiler/Progress.h"
+#include "tests/support/TestUtil.h"
 
 #include <llvm/Support/raw_ostream.h>
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 using namespace infracc;
 
@@ -51,4 +54,15 @@ TEST(Progress, DisabledPrintsNothing) {
   }
   os.flush();
   EXPECT_EQ(sink, "");
+}
+
+TEST(Progress, OffWhenStderrIsNotATerminal) {
+  // The tests capture stderr in a file, so -progress must not draw anything.
+  std::string dir = infracc::test::makeTempDir("progress");
+  infracc::test::writeFile(dir + "/x.goal", "num_ranks 1\nrank 0 {\nl1: calc 5\n}\n");
+  infracc::test::RunResult r =
+      infracc::test::runInfracc({dir + "/x.goal", "-emit=goal", "-progress"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(r.out, "num_ranks 1\n\nrank 0 {\nl1: calc 5\n}\n");
 }

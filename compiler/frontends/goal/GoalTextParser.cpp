@@ -425,7 +425,8 @@ bool TextParser::parseHeader() {
     return false;
   }
   numRanks_ = static_cast<uint32_t>(n);
-  if (!endStatement([&] { return "the end of the line after 'num_ranks " + std::to_string(n) + "'"; }))
+  if (!endStatement(
+          [&] { return "the end of the line after 'num_ranks " + std::to_string(n) + "'"; }))
     skipLine();
   return true;
 }
