@@ -24,7 +24,7 @@ check() {   # $1 = goal file
 for p in binomialtreebcast binomialtreereduce binarytreebcast dissemination nwaydissemination \
          doublering gather scatter linbarrier linear_alltoall linear_alltoallv \
          allreduce_recdoub allreduce_ring pipelinedring pipelinedringdep random_bisect; do
-  for n in 2 7 16 64 129; do
+  for n in 2 7 16 64 129 512; do
     "$lgs/schedgen" -p "$p" -s "$n" -d 4096 --segmentsize 1024 --nway 2 -o "$work/s.goal" >/dev/null 2>&1 || continue
     check "$work/s.goal" "schedgen -p $p -s $n"
   done
