@@ -238,8 +238,12 @@ int main(int argc, char **argv) {
               &schedBytes, &deps);
   llvm::outs() << "                   wall s  CPU s  MB/s (by CPU s)  M ops/s (by CPU s)\n";
   auto line = [](const char *what, double wall, double cpu, double bytes, double n) {
-    llvm::outs() << llvm::format("%-18s %6.2f %6.2f  %8.1f          %7.2f", what, wall, cpu,
-                                 bytes / 1e6 / cpu, n / 1e6 / cpu);
+    if (bytes > 0)
+      llvm::outs() << llvm::format("%-18s %6.2f %6.2f  %8.1f          %7.2f", what, wall, cpu,
+                                   bytes / 1e6 / cpu, n / 1e6 / cpu);
+    else
+      llvm::outs() << llvm::format("%-18s %6.2f %6.2f         -          %7.2f", what, wall,
+                                   cpu, n / 1e6 / cpu);
   };
   line("text parse", parseSec, parseCpu, double(textBytes), double(parsedOps));
   llvm::outs() << llvm::format("   peak RSS %.1f MB = %.1f B/op (schedule arrays %.1f B/op, "
