@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include <map>
 #include <numeric>
 
 namespace infracc {
@@ -128,14 +129,99 @@ std::optional<NodeId> FabricGraph::lookup(llvm::StringRef name) const {
   return std::nullopt;
 }
 
+std::optional<std::pair<NodeId, NodeId>> FabricGraph::prefixRange(llvm::StringRef prefix) const {
+  llvm::SmallVector<llvm::StringRef, 8> parts;
+  prefix.split(parts, '.');
+  auto it = instanceByName_.find(parts[0]);
+  if (it == instanceByName_.end())
+    return std::nullopt;
+  const InstanceInfo &inst = instances_[it->second];
+  // An index must be written as the expansion writes it (no sign, no leading 0).
+  auto index = [](llvm::StringRef s, uint64_t limit) -> std::optional<uint64_t> {
+    uint64_t v;
+    if (s.empty() || s.getAsInteger(10, v) || std::to_string(v) != s || v >= limit)
+      return std::nullopt;
+    return v;
+  };
+  uint64_t lo = inst.firstNode, hi = inst.firstNode + inst.count * uint64_t(inst.nodesPerCopy);
+  uint32_t device = inst.device;
+  uint32_t span = inst.nodesPerCopy;   // nodes per copy at the current level
+  size_t i = 1;
+  if (i < parts.size()) {
+    auto c = index(parts[i], inst.count);
+    if (!c)
+      return std::nullopt;
+    lo += *c * span;
+    hi = lo + span;
+    ++i;
+  }
+  while (i < parts.size()) {
+    const DeviceDef &dev = defs_->devices[device];
+    const Group *found = nullptr;
+    for (const Group &g : layouts_[device].groups)
+      if (dev.components[g.component].name == parts[i]) {
+        found = &g;
+        break;
+      }
+    if (!found)
+      return std::nullopt;
+    lo += found->offset;
+    hi = lo + uint64_t(found->count) * found->nodesPerCopy;
+    ++i;
+    if (i == parts.size())
+      break;
+    auto c = index(parts[i], found->count);
+    if (!c)
+      return std::nullopt;
+    lo += *c * found->nodesPerCopy;
+    hi = lo + found->nodesPerCopy;
+    ++i;
+    if (i < parts.size()) {
+      if (found->childDevice < 0)
+        return std::nullopt;
+      device = static_cast<uint32_t>(found->childDevice);
+    }
+    span = found->nodesPerCopy;
+  }
+  (void)span;
+  if (lo >= hi)
+    return std::nullopt;
+  return std::make_pair(static_cast<NodeId>(lo), static_cast<NodeId>(hi));
+}
+
+llvm::StringRef FabricGraph::deviceName(NodeId n) const {
+  NodePath p = decode(n);
+  if (p.components.size() == 1)
+    return defs_->devices[instances_[p.instance].device].name;
+  return p.components[p.components.size() - 2].first->name;   // a composed device
+}
+
+std::string FabricGraph::composedDeviceName(NodeId n) const {
+  NodePath p = decode(n);
+  std::string out = fmt::format("{}.{}", instances_[p.instance].name, p.copy);
+  for (size_t i = 0; i + 1 < p.components.size(); ++i)
+    out += fmt::format(".{}.{}", p.components[i].first->name, p.components[i].second);
+  return out;
+}
+
 const std::vector<Attribute> *FabricGraph::nodeAttributes(NodeId n) const {
-  auto it = nodeAttrs_.find(n);
-  return it == nodeAttrs_.end() ? nullptr : &it->second;
+  if (nodeAttrStart_.empty())
+    return nullptr;
+  auto it = std::upper_bound(nodeAttrStart_.begin(), nodeAttrStart_.end(), n);
+  if (it == nodeAttrStart_.begin())
+    return nullptr;
+  uint32_t set = nodeAttrSet_[size_t(it - nodeAttrStart_.begin()) - 1];
+  return set ? &nodeAttrSets_[set] : nullptr;
 }
 
 const std::vector<Attribute> *FabricGraph::edgeAttributes(EdgeId e) const {
   auto it = edgeAttrs_.find(e);
-  return it == edgeAttrs_.end() ? nullptr : &it->second;
+  if (it != edgeAttrs_.end())
+    return &it->second;
+  LinkId l = edges_[e].link;
+  if (l < linkAttrs_.size() && !linkAttrs_[l].empty())
+    return &linkAttrs_[l];
+  return nullptr;
 }
 
 // ---------------------------------------------------------------------------------
@@ -189,9 +275,12 @@ std::string describeSlice(const PathElem &e) {
   return s + ']';
 }
 
+// An edge inside one copy of a device, between local node offsets (a < b), with the
+// device edge that declared it (for messages).
 struct LocalEdge {
   uint32_t a, b;
   LinkId link;
+  const DeviceEdge *origin;
 };
 
 } // namespace
@@ -239,7 +328,9 @@ private:
               const std::function<std::string(uint32_t)> &nameOf);
   const std::vector<LocalEdge> *deviceEdges(uint32_t d);
   std::string localName(uint32_t device, uint32_t local) const;
+  bool resolveEndpoint(const InfraEndpoint &ep, std::vector<uint32_t> &out);
   void expandEdges();
+  llvm::SMLoc declarationOf(NodeId u, NodeId v, LinkId link);
   void dedupAndBuildAdjacency();
   void findEndpoints();
   void connectivityWarnings();
@@ -258,6 +349,7 @@ private:
   std::vector<std::optional<std::vector<LocalEdge>>> deviceEdgeCache_;
   std::vector<uint8_t> deviceEdgeState_;
   std::vector<FabricGraph::EdgeRec> raw_;                 // in insertion order
+  bool inDeviceEdge_ = false;
   bool failed() const { return diags_.errorCount() > errorsAtStart_; }
 };
 
@@ -271,15 +363,25 @@ void FabricExpander::checkName(llvm::StringRef name, llvm::StringRef what, llvm:
                    "' contains '.', which separates the parts of fully qualified node names");
     return;
   }
+  // InfraGraph's name pattern is ^[\sa-zA-Z0-9-_()><\[\]]+$. Of the blanks only the
+  // space is allowed here (a tab or newline would break the TSV and text outputs).
   for (char c : name) {
-    bool ok = llvm::isAlnum(c) || c == ' ' || c == '\t' || c == '-' || c == '_' || c == '(' ||
-              c == ')' || c == '<' || c == '>' || c == '[' || c == ']';
+    bool ok = llvm::isAlnum(c) || c == ' ' || c == '-' || c == '_' || c == '(' || c == ')' ||
+              c == '<' || c == '>' || c == '[' || c == ']';
     if (!ok) {
-      error(loc, llvm::Twine(what) + " name '" + name + "' contains '" + llvm::Twine(c) +
-                     "'; names may use letters, digits, blanks and - _ ( ) < > [ ]");
+      std::string shown = llvm::isPrint(c) ? std::string(1, c) : fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+      error(loc, llvm::Twine(what) + " name '" + name + "' contains '" + shown +
+                     "'; names may use letters, digits, spaces and - _ ( ) < > [ ]");
       return;
     }
   }
+  // Endpoints select copies with [..]: a component or instance named with brackets
+  // could never be referred to.
+  if ((what == "component" || what == "instance") && (name.contains('[') || name.contains(']')))
+    error(loc, llvm::Twine(what) + " name '" + name + "' contains '" +
+                   (name.contains('[') ? "[" : "]") +
+                   "'; in edges brackets select copies, so such a " + what +
+                   " could not be named in an edge");
 }
 
 void FabricExpander::checkDefinitions() {
@@ -491,6 +593,10 @@ void FabricExpander::buildLinkTable() {
       add(l, static_cast<int32_t>(d), deviceLinkIdx_[d], "device '" + defs_->devices[d].name + "'");
 }
 
+// Slices follow what the reference does with them: Python's range(start, stop, step)
+// with start 0, stop = count and step 1 by default, `[i]` being range(i, i+1). A
+// negative number is a plain range bound, not "from the end". Every selected index
+// must be a copy that exists (the reference would invent nodes for the others).
 bool FabricExpander::resolveSlice(const PathElem &e, uint64_t count, llvm::StringRef owner,
                                   llvm::SmallVectorImpl<uint32_t> &out) {
   if (!e.slice) {
@@ -499,37 +605,56 @@ bool FabricExpander::resolveSlice(const PathElem &e, uint64_t count, llvm::Strin
     return true;
   }
   const Slice &s = *e.slice;
-  std::string valid = count ? fmt::format("valid indices are 0..{}", count - 1)
-                            : std::string("it has no copies");
+  std::string valid = count ? fmt::format("indices 0..{}", count - 1) : std::string("no copies");
   if (s.isIndex) {
     int64_t i = s.start.value_or(0);
-    if (i < 0 || uint64_t(i) >= count) {
-      error(e.loc, fmt::format("index {} in '{}' is out of range: {} has count {}, {}", i,
+    if (i < 0) {
+      error(e.loc, fmt::format("index {} in '{}' is negative; indices count from 0 ({} has count "
+                               "{}: {}) and a negative index does not count from the end",
+                               i, describeSlice(e), owner.str(), count, valid));
+      return false;
+    }
+    if (uint64_t(i) >= count) {
+      error(e.loc, fmt::format("index {} in '{}' is out of range: {} has count {} ({})", i,
                                describeSlice(e), owner.str(), count, valid));
       return false;
     }
     out.push_back(static_cast<uint32_t>(i));
     return true;
   }
-  int64_t step = s.step.value_or(1);
-  if (step <= 0) {
-    error(e.loc, fmt::format("slice '{}' has step {}; the step must be positive", describeSlice(e),
-                             step));
+  __int128 step = s.step.value_or(1);
+  if (step == 0) {
+    error(e.loc, fmt::format("slice '{}' has step 0; the step must not be 0", describeSlice(e)));
     return false;
   }
-  int64_t start = s.start.value_or(0), stop = s.stop.value_or(int64_t(count));
-  if (start < 0 || stop < 0 || uint64_t(stop) > count || start > stop) {
-    error(e.loc, fmt::format("slice '{}' is out of range: {} has count {}, so a slice must lie "
-                             "within [0:{}]",
-                             describeSlice(e), owner.str(), count, count));
+  __int128 start = s.start.value_or(0), stop = s.stop ? __int128(*s.stop) : __int128(count);
+  __int128 n = step > 0 ? (start < stop ? (stop - start + step - 1) / step : 0)
+                        : (start > stop ? (start - stop - step - 1) / -step : 0);
+  if (n == 0) {
+    std::string hint = step < 0 && (!s.start || !s.stop)
+                           ? "; with a negative step give both bounds, start above stop, "
+                             "e.g. [7:3:-1]"
+                           : "";
+    error(e.loc, fmt::format("slice '{}' selects nothing ({} has count {}); slices are "
+                             "range(start, stop, step){}",
+                             describeSlice(e), owner.str(), count, hint));
     return false;
   }
-  if (start == stop) {
-    error(e.loc, fmt::format("slice '{}' selects nothing", describeSlice(e)));
+  __int128 first = start, last = start + (n - 1) * step;
+  __int128 lo = std::min(first, last), hi = std::max(first, last);
+  if (lo < 0) {
+    error(e.loc, fmt::format("slice '{}' selects index {}: a negative number is a range bound, it "
+                             "does not count from the end ({} has count {}: {})",
+                             describeSlice(e), int64_t(lo), owner.str(), count, valid));
     return false;
   }
-  for (int64_t i = start; i < stop; i += step)
-    out.push_back(static_cast<uint32_t>(i));
+  if (hi >= __int128(count)) {
+    error(e.loc, fmt::format("slice '{}' selects index {}, out of range: {} has count {} ({})",
+                             describeSlice(e), int64_t(hi), owner.str(), count, valid));
+    return false;
+  }
+  for (__int128 k = 0; k < n; ++k)
+    out.push_back(static_cast<uint32_t>(start + k * step));
   return true;
 }
 
@@ -544,8 +669,19 @@ bool FabricExpander::resolvePath(uint32_t device, llvm::ArrayRef<PathElem> path,
     std::vector<std::string> names;
     for (const Component &c : dev.components)
       names.push_back(c.name);
+    std::string hint = didYouMean(head.name, names);
+    if (hint.empty() && g_->instanceByName_.count(head.name))
+      hint = inDeviceEdge_
+                 ? "; '" + head.name + "' is an instance, and a device edge stays inside one "
+                   "copy of its device: join instances with an infrastructure edge"
+                 : "; '" + head.name + "' is an instance: write it in 'instance' and a "
+                   "component of its device in 'component'";
+    else if (hint.empty() && deviceIdx_.count(head.name))
+      hint = "; '" + head.name + "' is a device, but device '" + dev.name +
+             "' has no composed component of that name";
     error(head.loc, "component '" + head.name + "' is not a component of device '" + dev.name +
-                        "' (it has: " + joinNames(names) + ")" + didYouMean(head.name, names));
+                        "' (it has: " + (names.empty() ? std::string("none") : joinNames(names)) +
+                        ")" + hint);
     return false;
   }
   const auto &lay = g_->layouts_[device];
@@ -641,8 +777,10 @@ std::string FabricExpander::localName(uint32_t device, uint32_t local) const {
 }
 
 const std::vector<LocalEdge> *FabricExpander::deviceEdges(uint32_t d) {
-  if (deviceEdgeCache_[d])
+  if (deviceEdgeState_[d] == 1)
     return &*deviceEdgeCache_[d];
+  if (deviceEdgeState_[d] == 2)
+    return nullptr;   // already reported
   const DeviceDef &dev = defs_->devices[d];
   const auto &lay = g_->layouts_[d];
   std::vector<LocalEdge> edges;
@@ -659,19 +797,25 @@ const std::vector<LocalEdge> *FabricExpander::deviceEdges(uint32_t d) {
     for (uint32_t c = 0; c < grp.count; ++c) {
       uint32_t base = grp.offset + c * grp.nodesPerCopy;
       for (const LocalEdge &e : *child)
-        edges.push_back({base + e.a, base + e.b, e.link});
+        edges.push_back({base + e.a, base + e.b, e.link, e.origin});
     }
   }
+  inDeviceEdge_ = true;
   for (const DeviceEdge &e : dev.edges) {
+    if (diags_.shouldStop())
+      break;
     auto li = deviceLinkIdx_[d].find(e.link);
     if (li == deviceLinkIdx_[d].end()) {
       std::vector<std::string> names;
       for (const LinkDef &l : dev.links)
         names.push_back(l.name);
+      std::string hint = didYouMean(e.link, names);
+      if (hint.empty() && infraLinkIdx_.count(e.link))
+        hint = "; '" + e.link + "' is an infrastructure link, and a device edge uses the "
+               "device's own links";
       error(e.linkLoc.isValid() ? e.linkLoc : e.loc,
             "link '" + e.link + "' is not a link of device '" + dev.name + "' (it has: " +
-                (names.empty() ? std::string("none") : joinNames(names)) + ")" +
-                didYouMean(e.link, names));
+                (names.empty() ? std::string("none") : joinNames(names)) + ")" + hint);
       ok = false;
       continue;
     }
@@ -681,23 +825,93 @@ const std::vector<LocalEdge> *FabricExpander::deviceEdges(uint32_t d) {
       continue;
     }
     std::vector<uint32_t> a, b;
-    if (!resolvePath(d, e.ep1, 0, a) || !resolvePath(d, e.ep2, 0, b)) {
+    bool okA = resolvePath(d, e.ep1, 0, a);
+    bool okB = resolvePath(d, e.ep2, 0, b);
+    if (!okA || !okB) {
       ok = false;
       continue;
     }
     auto nameOf = [&](uint32_t local) { return localName(d, local); };
-    if (!pairUp(a, b, e.scheme, li->second, e.loc,
-                [&](uint32_t x, uint32_t y) { edges.push_back({x, y, li->second}); }, nameOf))
+    LinkId link = li->second;
+    if (!pairUp(a, b, e.scheme, link, e.loc,
+                [&](uint32_t x, uint32_t y) {
+                  edges.push_back({std::min(x, y), std::max(x, y), link, &e});
+                },
+                nameOf))
       ok = false;
   }
-  if (!ok)
+  inDeviceEdge_ = false;
+  if (ok) {
+    // Duplicate pairs collapse into one edge; one pair declared with two different
+    // links is ambiguous (the reference keeps whichever it happens to add last).
+    std::stable_sort(edges.begin(), edges.end(), [](const LocalEdge &x, const LocalEdge &y) {
+      return x.a != y.a ? x.a < y.a : x.b < y.b;
+    });
+    size_t w = 0;
+    for (size_t i = 0; i < edges.size(); ++i) {
+      if (w && edges[w - 1].a == edges[i].a && edges[w - 1].b == edges[i].b) {
+        if (edges[w - 1].link != edges[i].link) {
+          const LocalEdge &first = edges[w - 1], &second = edges[i];
+          error(second.origin->loc,
+                "components '" + localName(d, first.a) + "' and '" + localName(d, first.b) +
+                    "' of device '" + dev.name + "' are joined with link '" +
+                    g_->links_[second.link].name + "' here and with link '" +
+                    g_->links_[first.link].name +
+                    "' by another edge; two nodes have at most one edge, so one link");
+          if (first.origin != second.origin)
+            note(first.origin->loc, "the other edge is here");
+          ok = false;
+        }
+        continue;
+      }
+      edges[w++] = edges[i];
+    }
+    edges.resize(w);
+  }
+  if (!ok) {
+    deviceEdgeState_[d] = 2;
     return nullptr;
+  }
   deviceEdgeCache_[d] = std::move(edges);
+  deviceEdgeState_[d] = 1;
   return &*deviceEdgeCache_[d];
+}
+
+bool FabricExpander::resolveEndpoint(const InfraEndpoint &ep, std::vector<uint32_t> &out) {
+  auto it = g_->instanceByName_.find(ep.instance.name);
+  if (it == g_->instanceByName_.end()) {
+    std::vector<std::string> instNames;
+    for (const Instance &i : defs_->instances)
+      instNames.push_back(i.name);
+    std::string hint = didYouMean(ep.instance.name, instNames);
+    if (hint.empty() && deviceIdx_.count(ep.instance.name))
+      hint = "; '" + ep.instance.name + "' is a device: an edge names an instance of it";
+    error(ep.instance.loc, "instance '" + ep.instance.name + "' is not defined (instances: " +
+                               (instNames.empty() ? std::string("none") : joinNames(instNames)) +
+                               ")" + hint);
+    return false;
+  }
+  const auto &inst = g_->instances_[it->second];
+  llvm::SmallVector<uint32_t, 16> copies;
+  if (!resolveSlice(ep.instance, inst.count, "instance '" + inst.name + "'", copies))
+    return false;
+  if (ep.component.empty()) {
+    error(ep.instance.loc, "endpoint on instance '" + inst.name + "' names no component");
+    return false;
+  }
+  std::vector<uint32_t> local;
+  if (!resolvePath(inst.device, ep.component, 0, local))
+    return false;
+  out.reserve(copies.size() * local.size());
+  for (uint32_t c : copies)
+    for (uint32_t l : local)
+      out.push_back(static_cast<uint32_t>(inst.firstNode + uint64_t(c) * inst.nodesPerCopy + l));
+  return true;
 }
 
 void FabricExpander::expandEdges() {
   deviceEdgeCache_.resize(defs_->devices.size());
+  deviceEdgeState_.assign(defs_->devices.size(), 0);
   // Device-internal edges, instance by instance, copy by copy.
   for (const auto &inst : g_->instances_) {
     if (inst.count == 0 || inst.nodesPerCopy == 0)
@@ -708,52 +922,35 @@ void FabricExpander::expandEdges() {
     raw_.reserve(raw_.size() + local->size() * inst.count);
     for (uint64_t c = 0; c < inst.count; ++c) {
       NodeId base = static_cast<NodeId>(inst.firstNode + c * inst.nodesPerCopy);
-      for (const LocalEdge &e : *local) {
-        NodeId u = base + e.a, v = base + e.b;
-        raw_.push_back({std::min(u, v), std::max(u, v), e.link});
-      }
+      for (const LocalEdge &e : *local)
+        raw_.push_back({base + e.a, base + e.b, e.link});
     }
   }
+  // Devices no instance uses are checked too.
+  for (uint32_t d = 0; d < defs_->devices.size() && !diags_.shouldStop(); ++d)
+    deviceEdges(d);
   // Infrastructure edges.
-  std::vector<std::string> instNames, linkNames;
-  for (const Instance &i : defs_->instances)
-    instNames.push_back(i.name);
+  std::vector<std::string> linkNames;
   for (const LinkDef &l : defs_->links)
     linkNames.push_back(l.name);
-  auto resolveEndpoint = [&](const InfraEndpoint &ep, std::vector<uint32_t> &out) -> bool {
-    auto it = g_->instanceByName_.find(ep.instance.name);
-    if (it == g_->instanceByName_.end()) {
-      error(ep.instance.loc, "instance '" + ep.instance.name + "' is not defined (instances: " +
-                                 joinNames(instNames) + ")" + didYouMean(ep.instance.name, instNames));
-      return false;
-    }
-    const auto &inst = g_->instances_[it->second];
-    llvm::SmallVector<uint32_t, 16> copies;
-    if (!resolveSlice(ep.instance, inst.count, "instance '" + inst.name + "'", copies))
-      return false;
-    if (ep.component.empty()) {
-      error(ep.instance.loc, "endpoint on instance '" + inst.name + "' names no component");
-      return false;
-    }
-    std::vector<uint32_t> local;
-    if (!resolvePath(inst.device, ep.component, 0, local))
-      return false;
-    out.reserve(copies.size() * local.size());
-    for (uint32_t c : copies)
-      for (uint32_t l : local)
-        out.push_back(static_cast<uint32_t>(inst.firstNode + uint64_t(c) * inst.nodesPerCopy + l));
-    return true;
-  };
   for (const InfraEdge &e : defs_->edges) {
     if (diags_.shouldStop())
       return;
     auto li = infraLinkIdx_.find(e.link);
     bool ok = true;
     if (li == infraLinkIdx_.end()) {
+      std::string hint = didYouMean(e.link, linkNames);
+      if (hint.empty())
+        for (uint32_t d = 0; d < defs_->devices.size(); ++d)
+          if (deviceLinkIdx_[d].count(e.link)) {
+            hint = "; '" + e.link + "' is a link of device '" + defs_->devices[d].name +
+                   "', and infrastructure edges use the infrastructure's links";
+            break;
+          }
       error(e.linkLoc.isValid() ? e.linkLoc : e.loc,
             "link '" + e.link + "' is not defined among the infrastructure links (" +
                 (linkNames.empty() ? std::string("there are none") : joinNames(linkNames)) + ")" +
-                didYouMean(e.link, linkNames));
+                hint);
       ok = false;
     }
     std::vector<uint32_t> a, b;
@@ -768,45 +965,100 @@ void FabricExpander::expandEdges() {
   }
 }
 
-void FabricExpander::dedupAndBuildAdjacency() {
-  auto &edges = g_->edges_;
-  // Duplicate pairs collapse into one edge, as in the reference's networkx Graph, where
-  // the attributes of the last insertion win.
-  std::stable_sort(raw_.begin(), raw_.end(), [](const auto &x, const auto &y) {
-    return x.u != y.u ? x.u < y.u : x.v < y.v;
-  });
-  edges.reserve(raw_.size());
-  size_t conflicting = 0;
-  std::optional<FabricGraph::EdgeRec> firstConflict;
-  LinkId firstConflictOther = 0;
-  for (size_t i = 0; i < raw_.size();) {
-    size_t j = i;
-    while (j + 1 < raw_.size() && raw_[j + 1].u == raw_[i].u && raw_[j + 1].v == raw_[i].v)
-      ++j;
-    for (size_t k = i; k < j; ++k)
-      if (raw_[k].link != raw_[j].link) {
-        if (!conflicting++) {
-          firstConflict = raw_[j];
-          firstConflictOther = raw_[k].link;
-        }
-        break;
-      }
-    edges.push_back(raw_[j]);
-    i = j + 1;
+// Where an edge between u and v with `link` was declared, for messages.
+llvm::SMLoc FabricExpander::declarationOf(NodeId u, NodeId v, LinkId link) {
+  const FabricGraph::LinkInfo &info = g_->links_[link];
+  if (info.device >= 0) {
+    // A device edge: u and v lie in one copy of one instance.
+    const auto &inst = g_->instances_[g_->instanceOf(u)];
+    NodeId base = inst.firstNode + static_cast<NodeId>(g_->copyOf(u)) * inst.nodesPerCopy;
+    if (const auto *local = deviceEdges(inst.device))
+      for (const LocalEdge &e : *local)
+        if (e.a == u - base && e.b == v - base && e.link == link)
+          return e.origin->loc;
+    return {};
   }
-  if (conflicting)
-    warning(llvm::SMLoc(),
-            fmt::format("{} node pair{} joined by edges of different links; the last one declared "
-                        "is kept, e.g. '{}' -- '{}' uses link '{}', not '{}'",
-                        conflicting, conflicting == 1 ? " is" : "s are",
-                        g_->name(firstConflict->u), g_->name(firstConflict->v),
-                        g_->links_[firstConflict->link].name, g_->links_[firstConflictOther].name));
+  for (const InfraEdge &e : defs_->edges) {
+    if (e.link != info.name)
+      continue;
+    std::vector<uint32_t> a, b;
+    if (!resolveEndpoint(e.ep1, a) || !resolveEndpoint(e.ep2, b))
+      continue;
+    bool hit = false;
+    pairUp(a, b, e.scheme, link, e.loc,
+           [&](uint32_t x, uint32_t y) { hit |= std::min(x, y) == u && std::max(x, y) == v; },
+           [&](uint32_t n) { return g_->name(n); });
+    if (hit)
+      return e.loc;
+  }
+  return {};
+}
+
+void FabricExpander::dedupAndBuildAdjacency() {
+  uint32_t n = g_->numNodes_;
+  // Bucket the expanded edges by their lower end (a counting sort), then sort each
+  // bucket by the other end: linear in the number of edges, unlike one big sort.
+  std::vector<uint32_t> start(size_t(n) + 1, 0);
+  for (const auto &e : raw_)
+    ++start[e.u + 1];
+  std::partial_sum(start.begin(), start.end(), start.begin());
+  struct Half {
+    NodeId v;
+    LinkId link;
+  };
+  std::vector<Half> bucket(raw_.size());
+  {
+    std::vector<uint32_t> fill(start.begin(), start.end() - 1);
+    for (const auto &e : raw_)
+      bucket[fill[e.u]++] = {e.v, e.link};
+  }
   std::vector<FabricGraph::EdgeRec>().swap(raw_);
-  if (edges.size() > 0xFFFFFFFEull) {
+  // Duplicate pairs collapse into one edge (the reference's graph is a networkx
+  // Graph); a pair declared with two different links is an error.
+  size_t unique = 0;
+  for (uint32_t u = 0; u < n; ++u) {
+    Half *b = bucket.data() + start[u], *e = bucket.data() + start[u + 1];
+    if (e - b > 1)
+      std::sort(b, e, [](const Half &x, const Half &y) {
+        return x.v != y.v ? x.v < y.v : x.link < y.link;
+      });
+    for (Half *p = b; p != e; ++p)
+      if (p == b || p[-1].v != p->v)
+        ++unique;
+  }
+  if (unique > 0xFFFFFFFEull) {
     error(llvm::SMLoc(), "the fabric has more than 4294967294 edges");
     return;
   }
-  uint32_t n = g_->numNodes_;
+  auto &edges = g_->edges_;
+  edges.reserve(unique);
+  for (uint32_t u = 0; u < n; ++u) {
+    Half *b = bucket.data() + start[u], *e = bucket.data() + start[u + 1];
+    for (Half *p = b; p != e; ++p) {
+      if (p != b && p[-1].v == p->v) {
+        if (p[-1].link != p->link && !diags_.shouldStop()) {
+          LinkId la = p[-1].link, lb = p->link;
+          llvm::SMLoc locA = declarationOf(u, p->v, la), locB = declarationOf(u, p->v, lb);
+          // Report at the later declaration (or at the one that has a location).
+          if (!locB.isValid() ||
+              (locA.isValid() && locA.getPointer() > locB.getPointer())) {
+            std::swap(la, lb);
+            std::swap(locA, locB);
+          }
+          error(locB, "nodes '" + g_->name(u) + "' and '" + g_->name(p->v) +
+                          "' are joined with link '" + g_->links_[lb].name +
+                          "' here and with link '" + g_->links_[la].name +
+                          "' by another edge; two nodes have at most one edge, so one link");
+          if (locA.isValid() && locA != locB)
+            note(locA, "the other edge is here");
+        }
+        continue;
+      }
+      edges.push_back({u, p->v, p->link});
+    }
+  }
+  std::vector<Half>().swap(bucket);
+  std::vector<uint32_t>().swap(start);
   auto &begin = g_->adjBegin_;
   begin.assign(size_t(n) + 1, 0);
   for (const auto &e : edges) {
@@ -856,6 +1108,7 @@ void FabricExpander::findEndpoints() {
   for (uint32_t d = 0; d < g_->layouts_.size(); ++d) {
     bool found = false;
     walk(d, 0, localXpus[d], found, firstNic[d]);
+    std::sort(localXpus[d].begin(), localXpus[d].end());
   }
   for (const auto &inst : g_->instances_) {
     if (inst.nodesPerCopy == 0)
@@ -863,9 +1116,7 @@ void FabricExpander::findEndpoints() {
     for (uint64_t c = 0; c < inst.count; ++c) {
       NodeId base = static_cast<NodeId>(inst.firstNode + c * inst.nodesPerCopy);
       if (anyXpu) {
-        std::vector<uint32_t> &xs = localXpus[inst.device];
-        std::sort(xs.begin(), xs.end());
-        for (uint32_t x : xs)
+        for (uint32_t x : localXpus[inst.device])
           eps.push_back(base + x);
       } else if (inst.role == InstanceRole::Host) {
         eps.push_back(base + firstNic[inst.device]);
@@ -923,83 +1174,248 @@ void FabricExpander::connectivityWarnings() {
                         components, g_->name(firstRoot), g_->name(otherRoot)));
 }
 
+namespace {
+
+// An attribute list with InfraGraph's set semantics: setting a key again replaces
+// its value and keeps its place.
+void setAttribute(std::vector<Attribute> &attrs, const Attribute &a) {
+  for (Attribute &x : attrs)
+    if (x.key == a.key) {
+      x.value = a.value;
+      return;
+    }
+  attrs.push_back(a);
+}
+
+// The reference's annotation name syntax (_expand_node_string): a name with a dot is
+// taken as it is; otherwise every run of [A-Za-z0-9_-] is a part, a part may be
+// followed by [start:stop], and the parts' expansions are combined, joined with '.':
+// `server[0:2]xpu[0]` is server.0.xpu.0 and server.1.xpu.0. Returns the strings, or
+// an explanation when the syntax asks for something the reference cannot mean.
+std::vector<std::string> expandAnnotationName(llvm::StringRef s) {
+  if (s.empty())
+    return {};
+  if (s.contains('.'))
+    return {s.str()};
+  auto isNameChar = [](char c) { return llvm::isAlnum(c) || c == '_' || c == '-'; };
+  std::vector<std::vector<std::string>> parts;
+  size_t i = 0;
+  while (i < s.size()) {
+    if (!isNameChar(s[i])) {
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < s.size() && isNameChar(s[j]))
+      ++j;
+    std::string name = s.slice(i, j).str();
+    i = j;
+    // An optional [digits:digits].
+    std::vector<std::string> expanded{name};
+    if (i < s.size() && s[i] == '[') {
+      size_t close = s.find(']', i);
+      llvm::StringRef body = close == llvm::StringRef::npos ? "" : s.slice(i + 1, close);
+      auto [a, b] = body.split(':');
+      uint64_t lo, hi;
+      if (body.contains(':') && !a.empty() && !b.empty() && llvm::all_of(a, llvm::isDigit) &&
+          llvm::all_of(b, llvm::isDigit) && !a.getAsInteger(10, lo) && !b.getAsInteger(10, hi)) {
+        expanded.clear();
+        for (uint64_t k = lo; k < hi && k < lo + 100000000; ++k)
+          expanded.push_back(name + "." + std::to_string(k));
+        i = close + 1;
+      }
+    }
+    parts.push_back(std::move(expanded));
+  }
+  std::vector<std::string> out{""};
+  for (const auto &p : parts) {
+    std::vector<std::string> next;
+    next.reserve(out.size() * p.size());
+    for (const std::string &prefix : out)
+      for (const std::string &x : p)
+        next.push_back(prefix.empty() ? x : prefix + "." + x);
+    out = std::move(next);
+  }
+  return out;
+}
+
+} // namespace
+
 void FabricExpander::applyAnnotations() {
   const Annotations &ann = defs_->annotations;
-  static const char *immutable[] = {"type", "instance", "instance_idx", "device",
-                                    "composed_device", "link"};
+  static const llvm::StringRef immutable[] = {"type",   "instance",        "instance_idx",
+                                              "device", "composed_device", "link"};
+  // Attributes the expansion sets itself are skipped, as the reference does; one
+  // warning for all of them.
+  size_t skipped = 0;
+  llvm::SMLoc firstSkipped;
+  std::string firstSkippedKey;
   auto filtered = [&](const std::vector<Attribute> &attrs) {
     std::vector<Attribute> out;
     for (const Attribute &a : attrs) {
-      if (llvm::is_contained(immutable, a.key)) {
-        warning(a.loc, "attribute '" + a.key + "' is set by the expansion and cannot be "
-                       "annotated; ignored");
+      if (llvm::is_contained(immutable, llvm::StringRef(a.key))) {
+        if (!skipped++) {
+          firstSkipped = a.loc;
+          firstSkippedKey = a.key;
+        }
         continue;
       }
-      out.push_back(a);
+      setAttribute(out, a);
     }
     return out;
   };
+
+  // Nodes: each annotation covers a set of id ranges; sweep them into runs of ids
+  // with equal attributes.
+  struct Rule {
+    NodeId lo, hi;
+    uint32_t ann;
+  };
+  std::vector<Rule> rules;
+  std::vector<std::vector<Attribute>> nodeAttrs;
   for (const auto &na : ann.nodes) {
-    std::vector<Attribute> attrs = filtered(na.attributes);
-    std::vector<NodeId> matched;
-    if (auto exact = g_->lookup(na.name)) {
-      matched.push_back(*exact);
-    } else {
-      // A prefix: every node whose name starts with `name.`.
-      std::string prefix = na.name + ".";
-      llvm::SmallString<64> buf;
-      for (NodeId v = 0; v < g_->numNodes_; ++v) {
-        buf.clear();
-        g_->appendName(v, buf);
-        if (llvm::StringRef(buf).starts_with(prefix))
-          matched.push_back(v);
-      }
-    }
-    if (matched.empty()) {
-      error(na.loc, "annotation names '" + na.name + "', which matches no node");
+    uint32_t index = static_cast<uint32_t>(nodeAttrs.size());
+    nodeAttrs.push_back(filtered(na.attributes));
+    std::vector<std::string> names = expandAnnotationName(na.name);
+    if (names.empty()) {
+      error(na.loc, "node annotation has an empty name");
       continue;
     }
-    for (NodeId v : matched) {
-      auto &dst = g_->nodeAttrs_[v];
-      dst.insert(dst.end(), attrs.begin(), attrs.end());
+    for (const std::string &name : names) {
+      auto range = g_->prefixRange(name);
+      if (!range) {
+        error(na.loc, "node annotation '" + na.name + "'" +
+                          (names.size() > 1 || name != na.name ? " names '" + name + "', which"
+                                                               : std::string(", which")) +
+                          " is no node and no prefix of node names (such as 'host', 'host.0', "
+                          "'host.0.xpu' or 'host.0.xpu.1')");
+        break;
+      }
+      rules.push_back({range->first, range->second, index});
     }
   }
+  if (!rules.empty()) {
+    std::vector<std::pair<NodeId, int64_t>> events;   // (position, +rule+1 / -(rule+1))
+    for (uint32_t r = 0; r < rules.size(); ++r) {
+      events.push_back({rules[r].lo, int64_t(r) + 1});
+      events.push_back({rules[r].hi, -(int64_t(r) + 1)});
+    }
+    std::sort(events.begin(), events.end());
+    std::map<uint32_t, uint32_t> active;   // rule -> annotation, in rule order
+    g_->nodeAttrSets_.assign(1, {});
+    std::map<std::vector<std::pair<std::string, std::string>>, uint32_t> setIndex;
+    for (size_t i = 0; i < events.size();) {
+      NodeId pos = events[i].first;
+      for (; i < events.size() && events[i].first == pos; ++i) {
+        int64_t ev = events[i].second;
+        if (ev > 0)
+          active[uint32_t(ev - 1)] = rules[size_t(ev - 1)].ann;
+        else
+          active.erase(uint32_t(-ev - 1));
+      }
+      std::vector<Attribute> attrs;
+      uint32_t lastAnn = ~0u;
+      for (auto &[rule, a] : active)
+        if (a != lastAnn) {   // one annotation with several overlapping ranges applies once
+          for (const Attribute &x : nodeAttrs[a])
+            setAttribute(attrs, x);
+          lastAnn = a;
+        }
+      uint32_t set = 0;
+      if (!attrs.empty()) {
+        std::vector<std::pair<std::string, std::string>> key;
+        for (const Attribute &x : attrs)
+          key.push_back({x.key, x.value});
+        auto [it, fresh] = setIndex.try_emplace(key, uint32_t(g_->nodeAttrSets_.size()));
+        if (fresh)
+          g_->nodeAttrSets_.push_back(std::move(attrs));
+        set = it->second;
+      }
+      if (!g_->nodeAttrSet_.empty() && g_->nodeAttrSet_.back() == set)
+        continue;
+      if (!g_->nodeAttrStart_.empty() && g_->nodeAttrStart_.back() == pos) {
+        g_->nodeAttrSet_.back() = set;
+        continue;
+      }
+      g_->nodeAttrStart_.push_back(pos);
+      g_->nodeAttrSet_.push_back(set);
+    }
+  }
+
+  // Edges: exact node names (slices allowed) on both sides; every pair that is an
+  // edge gets the attributes.
   for (const auto &ea : ann.edges) {
-    auto a = g_->lookup(ea.ep1), b = g_->lookup(ea.ep2);
-    if (!a || !b) {
-      error(ea.loc, "edge annotation names '" + (a ? ea.ep2 : ea.ep1) + "', which is not a node");
-      continue;
-    }
-    std::optional<EdgeId> found;
-    for (const auto &adj : g_->neighbours(*a))
-      if (adj.node == *b)
-        found = adj.edge;
-    if (!found) {
-      error(ea.loc, "edge annotation names '" + ea.ep1 + "' -- '" + ea.ep2 +
-                        "', but there is no edge between them");
-      continue;
-    }
     auto attrs = filtered(ea.attributes);
-    auto &dst = g_->edgeAttrs_[*found];
-    dst.insert(dst.end(), attrs.begin(), attrs.end());
-  }
-  for (const auto &la : ann.links) {
-    std::vector<LinkId> ids;
-    for (LinkId l = 0; l < g_->links_.size(); ++l)
-      if (g_->links_[l].name == la.name)
-        ids.push_back(l);
-    if (ids.empty()) {
-      error(la.loc, "link annotation names '" + la.name + "', which is not a link");
-      continue;
-    }
-    auto attrs = filtered(la.attributes);
-    for (EdgeId e = 0; e < g_->edges_.size(); ++e)
-      if (llvm::is_contained(ids, g_->edges_[e].link)) {
-        auto &dst = g_->edgeAttrs_[e];
-        dst.insert(dst.end(), attrs.begin(), attrs.end());
+    std::vector<NodeId> side[2];
+    bool ok = true;
+    for (int k = 0; k < 2 && ok; ++k) {
+      const std::string &spec = k == 0 ? ea.ep1 : ea.ep2;
+      for (const std::string &name : expandAnnotationName(spec)) {
+        auto node = g_->lookup(name);
+        if (!node) {
+          error(ea.loc, "edge annotation endpoint '" + name + "' is not a node (edge "
+                        "annotations name nodes exactly, e.g. 'host.0.nic.0' or "
+                        "'host[0:2]nic[0]')");
+          ok = false;
+          break;
+        }
+        side[k].push_back(*node);
       }
+    }
+    if (!ok)
+      continue;
+    std::sort(side[1].begin(), side[1].end());
+    size_t matched = 0;
+    for (NodeId a : side[0])
+      for (const auto &adj : g_->neighbours(a))
+        if (std::binary_search(side[1].begin(), side[1].end(), adj.node)) {
+          ++matched;
+          auto &dst = g_->edgeAttrs_[adj.edge];
+          for (const Attribute &x : attrs)
+            setAttribute(dst, x);
+        }
+    if (!matched)
+      error(ea.loc, "edge annotation '" + ea.ep1 + "' -- '" + ea.ep2 +
+                        "' matches no edge: no node of the first is joined to one of the second");
   }
-  g_->graphAttrs_ = ann.graph;
+
+  // Links: every edge of that link (device and infrastructure links of one name).
+  g_->linkAttrs_.resize(g_->links_.size());
+  for (const auto &la : ann.links) {
+    auto attrs = filtered(la.attributes);
+    bool any = false;
+    for (LinkId l = 0; l < g_->links_.size(); ++l)
+      if (g_->links_[l].name == la.name) {
+        any = true;
+        for (const Attribute &x : attrs)
+          setAttribute(g_->linkAttrs_[l], x);
+      }
+    if (!any) {
+      std::vector<std::string> names;
+      for (const auto &l : g_->links_)
+        if (!llvm::is_contained(names, l.name))
+          names.push_back(l.name);
+      error(la.loc, "link annotation names '" + la.name + "', which is not a link (links: " +
+                        (names.empty() ? std::string("none") : joinNames(names)) + ")" +
+                        didYouMean(la.name, names));
+    }
+  }
+  // Edge annotations come first and link annotations override them, as in the
+  // reference; edges with their own attributes keep a merged copy.
+  for (auto &[e, attrs] : g_->edgeAttrs_)
+    for (const Attribute &x : g_->linkAttrs_[g_->edges_[e].link])
+      setAttribute(attrs, x);
+
+  for (const Attribute &a : filtered(ann.graph))
+    setAttribute(g_->graphAttrs_, a);
+  if (skipped)
+    warning(firstSkipped,
+            fmt::format("{} annotation attribute{} ('{}'{}) set{} what the expansion itself sets "
+                        "(type, instance, instance_idx, device, composed_device, link) and "
+                        "{} ignored",
+                        skipped, skipped == 1 ? "" : "s", firstSkippedKey,
+                        skipped == 1 ? "" : ", ...", skipped == 1 ? "s" : "",
+                        skipped == 1 ? "is" : "are"));
 }
 
 std::unique_ptr<FabricGraph> FabricExpander::run() {

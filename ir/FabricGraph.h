@@ -94,6 +94,15 @@ public:
   uint32_t numDeviceCopies() const { return numDeviceCopies_; }
   /// Parses `inst.i.comp.j...` back into a node id.
   std::optional<NodeId> lookup(llvm::StringRef name) const;
+  /// The nodes whose names start with the dotted `prefix` at a part boundary
+  /// (`host`, `host.3`, `host.3.xpu`, `host.3.xpu.1`, ...): always a contiguous id
+  /// range [first, second). Empty optional if the prefix names nothing.
+  std::optional<std::pair<NodeId, NodeId>> prefixRange(llvm::StringRef prefix) const;
+  /// The InfraGraph `device` and `composed_device` node attributes: the definition
+  /// of the device that holds the leaf component, and that device copy's name
+  /// (`dgx.0` or, for a composed one, `dgx.0.cx5.3`).
+  llvm::StringRef deviceName(NodeId n) const;
+  std::string composedDeviceName(NodeId n) const;
 
   // --- Edges ----------------------------------------------------------------------
   llvm::ArrayRef<Adjacent> neighbours(NodeId n) const {
@@ -115,7 +124,10 @@ public:
   llvm::ArrayRef<NodeId> endpoints() const { return endpoints_; }
   bool endpointsAreXpus() const { return endpointsAreXpus_; }
 
-  /// Annotation attributes (from the document's Annotation section), sparse.
+  /// Annotation attributes (from the document's Annotation section), in the order
+  /// they were first set, later annotations overriding earlier values; null when a
+  /// node or edge has none. The attributes the expansion sets itself (type,
+  /// instance, device, link, bandwidth, ...) are not included.
   const std::vector<Attribute> *nodeAttributes(NodeId n) const;
   const std::vector<Attribute> *edgeAttributes(EdgeId e) const;
   llvm::ArrayRef<Attribute> graphAttributes() const { return graphAttrs_; }
@@ -138,7 +150,16 @@ private:
   std::vector<NodeId> endpoints_;
   bool endpointsAreXpus_ = false;
 
-  llvm::DenseMap<NodeId, std::vector<Attribute>> nodeAttrs_;
+  // Node annotations usually cover whole instances, so they are kept per run of
+  // consecutive node ids with the same attributes: run i covers
+  // [nodeAttrStart_[i], nodeAttrStart_[i+1]) and uses nodeAttrSets_[nodeAttrSet_[i]]
+  // (index 0: no attributes).
+  std::vector<NodeId> nodeAttrStart_;
+  std::vector<uint32_t> nodeAttrSet_;
+  std::vector<std::vector<Attribute>> nodeAttrSets_;
+  // Edge attributes: those of the edge's link (from link annotations) unless the
+  // edge has annotations of its own, which are then merged with its link's.
+  std::vector<std::vector<Attribute>> linkAttrs_;   // per LinkId
   llvm::DenseMap<EdgeId, std::vector<Attribute>> edgeAttrs_;
   std::vector<Attribute> graphAttrs_;
 };

@@ -6,6 +6,7 @@
 //   bandwidth  bits per second    (Bandwidth)
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 namespace infracc {
@@ -37,6 +38,22 @@ struct Bandwidth {
   static constexpr Bandwidth gigatransfersPerSec(double v) { return {v * 1e9}; }
 
   constexpr double inGigabitsPerSec() const { return bitsPerSecond / 1e9; }
+  /// A Gb/s value g with gigabitsPerSec(g) == *this exactly (bitsPerSecond / 1e9 can
+  /// be one unit in the last place off), so that writing g and reading it back gives
+  /// the same bandwidth. Every value made by the named constructors has one.
+  double inGigabitsPerSecExact() const {
+    double g = bitsPerSecond / 1e9;
+    double up = g, down = g;
+    for (int i = 0; i < 4; ++i) {
+      if (up * 1e9 == bitsPerSecond)
+        return up;
+      if (down * 1e9 == bitsPerSecond)
+        return down;
+      up = std::nextafter(up, INFINITY);
+      down = std::nextafter(down, -INFINITY);
+    }
+    return g;
+  }
   constexpr double inGigabytesPerSec() const { return bitsPerSecond / 8e9; }
   constexpr double inMegabitsPerSec() const { return bitsPerSecond / 1e6; }
   constexpr double bytesPerNanosecond() const { return bitsPerSecond / 8e9; }

@@ -52,7 +52,12 @@ RunResult runInfracc(const std::vector<std::string> &args, const std::string &cw
 }
 
 std::string sourcePath(const std::string &relative) {
-  return std::string(INFRACC_SOURCE_DIR) + "/" + relative;
+  // Appending piecewise: GCC 12 warns (-Warray-bounds, a false positive) about
+  // `std::string(literal) + "/" + s`.
+  std::string path(INFRACC_SOURCE_DIR);
+  path += '/';
+  path += relative;
+  return path;
 }
 
 std::string readFile(const std::string &path) {

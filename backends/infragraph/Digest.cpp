@@ -1,0 +1,110 @@
+#include "backends/infragraph/Digest.h"
+
+#include "compiler/Diagnostics.h"
+#include "compiler/Options.h"
+#include "compiler/TargetRegistry.h"
+#include "ir/Module.h"
+
+#include <llvm/ADT/StringExtras.h>
+#include <llvm/Support/SHA256.h>
+
+#include <fmt/format.h>
+
+namespace infracc {
+
+namespace {
+
+// A raw_ostream that feeds everything written to it into SHA-256.
+class HashStream : public llvm::raw_ostream {
+public:
+  HashStream() { SetBuffered(); }
+  ~HashStream() override { flush(); }
+  llvm::SHA256 sha;
+
+private:
+  void write_impl(const char *ptr, size_t size) override {
+    sha.update(llvm::StringRef(ptr, size));
+    pos_ += size;
+  }
+  uint64_t current_pos() const override { return pos_; }
+  uint64_t pos_ = 0;
+};
+
+std::string number(double v) { return fmt::format("{}", v); }
+
+} // namespace
+
+void writeDigestText(const FabricGraph &g, llvm::raw_ostream &os) {
+  uint32_t n = g.numNodes();
+  std::vector<std::string> names(n);
+  for (NodeId v = 0; v < n; ++v)
+    names[v] = g.name(v);
+  std::vector<NodeId> order(n);
+  for (NodeId v = 0; v < n; ++v)
+    order[v] = v;
+  std::sort(order.begin(), order.end(), [&](NodeId a, NodeId b) { return names[a] < names[b]; });
+  std::vector<uint32_t> rank(n);
+  for (uint32_t r = 0; r < n; ++r)
+    rank[order[r]] = r;
+
+  os << "infracc-fabric-digest 1\n";
+  for (NodeId v : order) {
+    FabricGraph::NodePath p = g.decode(v);
+    os << "node\t" << names[v] << '\t' << componentKindName(p.leaf().kind) << '\t'
+       << g.typeName(v) << '\n';
+  }
+  struct Key {
+    uint32_t a, b;
+    EdgeId e;
+  };
+  std::vector<Key> keys;
+  keys.reserve(g.numEdges());
+  for (EdgeId e = 0; e < g.numEdges(); ++e) {
+    uint32_t a = rank[g.edge(e).u], b = rank[g.edge(e).v];
+    keys.push_back({std::min(a, b), std::max(a, b), e});
+  }
+  std::sort(keys.begin(), keys.end(),
+            [](const Key &x, const Key &y) { return x.a != y.a ? x.a < y.a : x.b < y.b; });
+  for (const Key &k : keys) {
+    const FabricGraph::LinkInfo &l = g.link(g.edge(k.e).link);
+    os << "edge\t" << names[order[k.a]] << '\t' << names[order[k.b]] << '\t' << l.name << '\t'
+       << (l.bandwidth ? number(l.bandwidth->bitsPerSecond) : std::string("-")) << '\t'
+       << (l.latency ? number(l.latency->ns) : std::string("-")) << '\n';
+  }
+}
+
+std::string fabricDigest(const FabricGraph &g) {
+  HashStream hs;
+  writeDigestText(g, hs);
+  hs.flush();
+  std::array<uint8_t, 32> h = hs.sha.final();
+  return llvm::toHex(h, /*LowerCase=*/true);
+}
+
+namespace {
+
+RegisterTarget DigestTarget({
+    .name = "digest",
+    .description = "SHA-256 of the expanded fabric (nodes, kinds, edges, links, bandwidth, "
+                   "latency)",
+    .needs = TargetNeeds::Fabric,
+    .defaultPipeline = {},
+    .run = [](TargetContext &ctx) -> llvm::Error {
+      // -format=canonical writes the text that is hashed, to see what changed.
+      std::string format = opts::outputFormat();
+      if (!format.empty() && format != "text" && format != "canonical")
+        return usageError("-emit=digest writes text (the digest) or canonical (the text it "
+                          "hashes), not '" + format + "'");
+      auto os = ctx.output.stream();
+      if (!os)
+        return os.takeError();
+      if (format == "canonical")
+        writeDigestText(*ctx.module.fabric, *os);
+      else
+        *os << fabricDigest(*ctx.module.fabric) << "\n";
+      return llvm::Error::success();
+    },
+});
+
+} // namespace
+} // namespace infracc

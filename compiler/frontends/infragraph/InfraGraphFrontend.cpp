@@ -1,0 +1,36 @@
+// Registers the InfraGraph reader as the input format for .yaml, .yml and .json
+// fabric files.
+#include "compiler/Diagnostics.h"
+#include "compiler/InputRegistry.h"
+#include "compiler/frontends/infragraph/InfraGraphReader.h"
+#include "ir/Module.h"
+
+namespace infracc {
+namespace {
+
+// Other formats may share .json: claim a file whose first bytes use InfraGraph's
+// top-level keys.
+int sniffInfraGraph(llvm::StringRef head) {
+  for (llvm::StringRef key : {"devices", "instances", "infrastructure", "blueprint"})
+    if (head.contains(("\"" + key + "\"").str()) || head.contains((key + ":").str()))
+      return 60;
+  return 0;
+}
+
+RegisterInputFormat InfraGraphFormat({
+    .name = "infragraph",
+    .description = "InfraGraph fabric (YAML or JSON), or a blueprint: document",
+    .extensions = {".yaml", ".yml", ".json"},
+    .role = InputRole::Fabric,
+    .sniff = sniffInfraGraph,
+    .load = [](InputContext &ctx) -> llvm::Error {
+      auto defs = infragraph::readFile(ctx.path, ctx.diags);
+      if (!defs)
+        return reportedError();
+      ctx.module.fabricDefs = std::move(defs);
+      return llvm::Error::success();
+    },
+});
+
+} // namespace
+} // namespace infracc

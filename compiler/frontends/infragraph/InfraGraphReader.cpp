@@ -1,0 +1,985 @@
+#include "compiler/frontends/infragraph/InfraGraphReader.h"
+
+#include "blueprints/Blueprint.h"
+#include "compiler/Diagnostics.h"
+#include "compiler/frontends/infragraph/YamlTree.h"
+
+#include <llvm/ADT/STLExtras.h>
+#include <llvm/ADT/StringExtras.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/Path.h>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <initializer_list>
+
+namespace infracc::infragraph {
+
+namespace {
+
+using llvm::SMLoc;
+using llvm::StringRef;
+using llvm::Twine;
+
+constexpr int64_t MaxCount = 2147483647;   // InfraGraph counts are int32
+
+std::string quoteList(llvm::ArrayRef<StringRef> names) {
+  std::string out;
+  for (StringRef n : names) {
+    if (!out.empty())
+      out += ", ";
+    out += n.str();
+  }
+  return out;
+}
+
+std::string didYouMean(StringRef bad, llvm::ArrayRef<StringRef> names) {
+  unsigned best = 3;
+  StringRef pick;
+  for (StringRef n : names) {
+    unsigned d = bad.edit_distance(n, true, best);
+    if (d < best) {
+      best = d;
+      pick = n;
+    }
+  }
+  return pick.empty() ? std::string() : fmt::format("; did you mean '{}'?", pick.str());
+}
+
+const StringRef ComponentKinds[] = {"custom", "device", "cpu",  "xpu",
+                                    "nic",    "memory", "port", "switch"};
+const StringRef BandwidthUnits[] = {"gigabits_per_second", "gigabytes_per_second",
+                                    "gigatransfers_per_second"};
+const StringRef LatencyUnits[] = {"ms", "us", "ns"};
+const StringRef Schemes[] = {"one2one", "many2many", "ring"};
+
+class Reader {
+public:
+  explicit Reader(DiagEngine &diags) : diags_(diags) {}
+  std::shared_ptr<Infrastructure> document(const YamlNode *root, SMLoc fileStart,
+                                           StringRef origin);
+
+private:
+  // --- Shape and scalar checks; each reports and returns empty on a mismatch. ---
+  const YamlNode *map(const YamlNode *n, const Twine &what);
+  const std::vector<const YamlNode *> *list(const YamlNode *n, const Twine &what);
+  void checkKeys(const YamlNode *m, llvm::ArrayRef<StringRef> allowed, const Twine &what);
+  const YamlNode *require(const YamlNode *m, StringRef key, const Twine &what);
+  std::optional<std::string> identifier(const YamlNode *n, StringRef key, const Twine &what);
+  std::optional<std::string> text(const YamlNode *n, StringRef key, const Twine &what);
+  std::optional<int64_t> count(const YamlNode *n, StringRef key, const Twine &what);
+  std::optional<double> number(const YamlNode *n, StringRef key, const Twine &what);
+  std::optional<std::string> enumValue(const YamlNode *n, StringRef key, const Twine &what,
+                                       llvm::ArrayRef<StringRef> valid, StringRef validText);
+  bool emptyMap(const YamlNode *n) {
+    return n->kind == YamlNode::Null || (n->kind == YamlNode::Map && n->entries.empty());
+  }
+
+  // --- Elements ---
+  void readDevice(const YamlNode *n, size_t index, DeviceDef &dev);
+  void readComponent(const YamlNode *n, const std::string &owner, size_t index, Component &c);
+  void readLink(const YamlNode *n, const std::string &scope, size_t index, LinkDef &l);
+  void readPhysical(const YamlNode *n, const std::string &what, LinkDef &l);
+  void readDeviceEdge(const YamlNode *n, const std::string &device, size_t index,
+                      DeviceEdge &e);
+  void readInstance(const YamlNode *n, size_t index, Instance &inst);
+  void readInfraEdge(const YamlNode *n, size_t index, InfraEdge &e);
+  std::optional<Scheme> readScheme(const YamlNode *edge, const std::string &what);
+  void readAnnotations(const YamlNode *n, Annotations &out);
+  void readAttributes(const YamlNode *n, const std::string &what, std::vector<Attribute> &out);
+  void readInfrastructureBody(const YamlNode *m, Infrastructure &in);
+  void readDevices(const YamlNode *n, std::vector<DeviceDef> &out);
+  std::shared_ptr<Infrastructure> readBlueprint(const YamlNode *m, StringRef origin);
+
+  // --- Endpoint strings: `name[slice].name[slice]...` ---
+  bool parsePath(const YamlNode *n, const std::string &what, ComponentPath &out);
+  bool parseElem(const YamlNode *n, StringRef s, size_t offset, const std::string &what,
+                 PathElem &out);
+
+  bool stop() const { return diags_.shouldStop(); }
+  void error(SMLoc loc, const Twine &msg) { diags_.error(loc, msg); }
+
+  DiagEngine &diags_;
+};
+
+// ---------------------------------------------------------------------------------
+// Shape and scalar checks
+// ---------------------------------------------------------------------------------
+
+const YamlNode *Reader::map(const YamlNode *n, const Twine &what) {
+  if (n->kind == YamlNode::Map)
+    return n;
+  error(n->loc, what + " must be a mapping (key: value ...), not " + n->describe());
+  return nullptr;
+}
+
+const std::vector<const YamlNode *> *Reader::list(const YamlNode *n, const Twine &what) {
+  if (n->kind == YamlNode::Seq)
+    return &n->items;
+  if (n->isNullScalar())   // `edges:` with nothing after it: an empty list
+    return &n->items;
+  error(n->loc, what + " must be a list, not " + n->describe());
+  return nullptr;
+}
+
+void Reader::checkKeys(const YamlNode *m, llvm::ArrayRef<StringRef> allowed, const Twine &what) {
+  for (const YamlNode::Entry &e : m->entries)
+    if (!llvm::is_contained(allowed, StringRef(e.key)))
+      error(e.keyLoc, "unknown key '" + e.key + "' in " + what + didYouMean(e.key, allowed) +
+                          " (valid keys: " + quoteList(allowed) + ")");
+}
+
+const YamlNode *Reader::require(const YamlNode *m, StringRef key, const Twine &what) {
+  if (const YamlNode *v = m->get(key))
+    return v;
+  error(m->loc, what + " has no '" + key + "', which is required");
+  return nullptr;
+}
+
+std::optional<std::string> Reader::identifier(const YamlNode *n, StringRef key,
+                                              const Twine &what) {
+  if (n->kind == YamlNode::Scalar && !n->isNullScalar() && !n->isBoolScalar() &&
+      !n->isNumberScalar())
+    return n->value;
+  std::string hint = n->kind == YamlNode::Scalar && !n->isNullScalar()
+                         ? fmt::format(" (write it in quotes, \"{}\", to use it as a name)", n->value)
+                         : std::string();
+  error(n->loc, "'" + key + "' of " + what + " must be a string, not " + n->describe() + hint);
+  return std::nullopt;
+}
+
+std::optional<std::string> Reader::text(const YamlNode *n, StringRef key, const Twine &what) {
+  if (n->kind == YamlNode::Scalar)
+    return n->isNullScalar() ? std::string() : n->value;
+  if (n->kind == YamlNode::Null)
+    return std::string();
+  error(n->loc, "'" + key + "' of " + what + " must be text, not " + n->describe());
+  return std::nullopt;
+}
+
+std::optional<int64_t> Reader::count(const YamlNode *n, StringRef key, const Twine &what) {
+  llvm::StringRef s(n->value);
+  int64_t v = 0;
+  bool isInt = n->kind == YamlNode::Scalar && !n->quoted && !s.empty();
+  if (isInt) {
+    llvm::StringRef digits = s;
+    bool neg = digits.consume_front("-");
+    if (!neg)
+      digits.consume_front("+");
+    isInt = !digits.empty() && llvm::all_of(digits, llvm::isDigit);
+    if (isInt) {
+      uint64_t u = 0;
+      if (digits.getAsInteger(10, u) || u > uint64_t(MaxCount) + 1) {
+        error(n->loc, fmt::format("'{}' of {} is {}, more than the {} InfraGraph allows (counts "
+                                  "are 32-bit)",
+                                  key.str(), what.str(), s.str(), MaxCount));
+        return std::nullopt;
+      }
+      v = neg ? -int64_t(u) : int64_t(u);
+    }
+  }
+  if (!isInt) {
+    std::string hint = n->kind == YamlNode::Scalar && n->quoted && n->isNumberScalar() == false &&
+                               llvm::all_of(s, llvm::isDigit) && !s.empty()
+                           ? " (remove the quotes)"
+                           : "";
+    error(n->loc, "'" + key + "' of " + what + " must be a whole number, not " + n->describe() +
+                      hint);
+    return std::nullopt;
+  }
+  if (v < 0) {
+    error(n->loc, fmt::format("'{}' of {} is {}; a count must be 0 or more", key.str(),
+                              what.str(), v));
+    return std::nullopt;
+  }
+  if (v > MaxCount) {
+    error(n->loc, fmt::format("'{}' of {} is {}, more than the {} InfraGraph allows (counts are "
+                              "32-bit)",
+                              key.str(), what.str(), v, MaxCount));
+    return std::nullopt;
+  }
+  return v;
+}
+
+std::optional<double> Reader::number(const YamlNode *n, StringRef key, const Twine &what) {
+  if (n->kind == YamlNode::Scalar && n->isNumberScalar()) {
+    llvm::StringRef s(n->value);
+    double d = 0;
+    bool bad;
+    if (s.starts_with("0x") || s.starts_with("0o")) {
+      uint64_t u = 0;
+      bad = s.drop_front(2).getAsInteger(s[1] == 'x' ? 16 : 8, u);
+      d = static_cast<double>(u);
+    } else {
+      std::string t = s.str();
+      if (t.find(".inf") != std::string::npos || t.find(".Inf") != std::string::npos ||
+          t.find(".INF") != std::string::npos || t.find(".nan") != std::string::npos ||
+          t.find(".NaN") != std::string::npos || t.find(".NAN") != std::string::npos)
+        bad = true;
+      else
+        bad = s.getAsDouble(d);
+    }
+    if (!bad && std::isfinite(d))
+      return d;
+    error(n->loc, "'" + key + "' of " + what + " is " + n->value + ", which is not a finite number");
+    return std::nullopt;
+  }
+  std::string hint;
+  if (n->kind == YamlNode::Scalar && n->quoted) {
+    YamlNode probe = *n;
+    probe.quoted = false;
+    if (probe.isNumberScalar())
+      hint = " (remove the quotes)";
+  }
+  error(n->loc, "'" + key + "' of " + what + " must be a number, not " + n->describe() + hint);
+  return std::nullopt;
+}
+
+std::optional<std::string> Reader::enumValue(const YamlNode *n, StringRef key, const Twine &what,
+                                             llvm::ArrayRef<StringRef> valid,
+                                             StringRef validText) {
+  auto s = identifier(n, key, what);
+  if (!s)
+    return std::nullopt;
+  if (llvm::is_contained(valid, StringRef(*s)))
+    return s;
+  error(n->loc, "'" + key + "' of " + what + " is '" + *s + "'; valid values are " + validText +
+                    didYouMean(*s, valid));
+  return std::nullopt;
+}
+
+// ---------------------------------------------------------------------------------
+// Endpoint strings
+// ---------------------------------------------------------------------------------
+
+// One element: `name` or `name[slice]`; `offset` is where `s` starts in n->value.
+bool Reader::parseElem(const YamlNode *n, StringRef s, size_t offset, const std::string &what,
+                       PathElem &out) {
+  out.loc = n->locAt(offset);
+  size_t open = s.find('[');
+  out.name = s.substr(0, open).str();
+  if (out.name.empty()) {
+    error(out.loc, "missing name in '" + n->value + "' (" + what +
+                       "); an endpoint is written name or name[slice], e.g. xpu[0:4]");
+    return false;
+  }
+  if (out.name.find(']') != std::string::npos) {
+    error(n->locAt(offset + out.name.find(']')),
+          "unexpected ']' in '" + n->value + "' (" + what + ")");
+    return false;
+  }
+  if (open == StringRef::npos)
+    return true;
+  size_t close = s.find(']', open);
+  if (close == StringRef::npos) {
+    error(n->locAt(offset + open), "slice in '" + n->value + "' (" + what + ") has no closing ']'");
+    return false;
+  }
+  if (close + 1 != s.size()) {
+    error(n->locAt(offset + close + 1),
+          "unexpected text '" + s.substr(close + 1) + "' after the slice in '" + n->value + "' (" +
+              what + "); separate the parts of a composed path with '.'");
+    return false;
+  }
+  StringRef body = s.slice(open + 1, close);
+  llvm::SmallVector<StringRef, 3> parts;
+  body.split(parts, ':');
+  if (parts.size() > 3) {
+    error(n->locAt(offset + open), "slice '[" + body + "]' in '" + n->value + "' (" + what +
+                                       ") has more than two ':'; write [start:stop:step]");
+    return false;
+  }
+  Slice slice;
+  std::optional<int64_t> values[3];
+  size_t pos = open + 1;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    StringRef p = parts[i].trim(" \t");
+    if (!p.empty()) {
+      StringRef digits = p;
+      bool neg = digits.consume_front("-");
+      if (!neg)
+        digits.consume_front("+");
+      uint64_t u = 0;
+      if (digits.empty() || !llvm::all_of(digits, llvm::isDigit) || digits.getAsInteger(10, u) ||
+          u > uint64_t(INT64_MAX)) {
+        error(n->locAt(offset + pos), "'" + p + "' in slice '[" + body + "]' of '" + n->value +
+                                          "' (" + what + ") is not a whole number");
+        return false;
+      }
+      values[i] = neg ? -int64_t(u) : int64_t(u);
+    }
+    pos += parts[i].size() + 1;
+  }
+  if (parts.size() == 1) {
+    if (!values[0]) {
+      error(n->locAt(offset + open), "empty slice '[]' in '" + n->value + "' (" + what +
+                                         "); write an index [i] or a range [start:stop]");
+      return false;
+    }
+    slice.isIndex = true;
+    slice.start = values[0];
+  } else {
+    slice.start = values[0];
+    slice.stop = values[1];
+    slice.step = values[2];
+  }
+  out.slice = slice;
+  return true;
+}
+
+bool Reader::parsePath(const YamlNode *n, const std::string &what, ComponentPath &out) {
+  StringRef s(n->value);
+  size_t offset = 0;
+  bool ok = true;
+  for (;;) {
+    size_t dot = s.find('.', offset);
+    StringRef part = s.slice(offset, dot == StringRef::npos ? s.size() : dot);
+    PathElem e;
+    if (!parseElem(n, part, offset, what, e)) {
+      ok = false;
+      break;
+    }
+    out.push_back(std::move(e));
+    if (dot == StringRef::npos)
+      break;
+    offset = dot + 1;
+  }
+  return ok;
+}
+
+// ---------------------------------------------------------------------------------
+// Elements
+// ---------------------------------------------------------------------------------
+
+void Reader::readComponent(const YamlNode *n, const std::string &owner, size_t index,
+                           Component &c) {
+  std::string what = fmt::format("component #{} of {}", index + 1, owner);
+  if (!map(n, what))
+    return;
+  c.loc = n->loc;
+  if (const YamlNode *v = require(n, "name", what))
+    if (auto s = identifier(v, "name", what)) {
+      c.name = *s;
+      c.loc = v->loc;
+      what = fmt::format("component '{}' of {}", c.name, owner);
+    }
+  static const StringRef keys[] = {"name",   "description", "count", "choice", "custom", "device",
+                                   "cpu",    "xpu",         "nic",   "memory", "port",   "switch"};
+  checkKeys(n, keys, what);
+  if (const YamlNode *v = n->get("description"))
+    if (auto s = text(v, "description", what))
+      c.description = *s;
+  if (const YamlNode *v = require(n, "count", what)) {
+    c.countLoc = v->loc;
+    if (auto k = count(v, "count", what))
+      c.count = static_cast<uint64_t>(*k);
+  }
+  // The choice, and at most one member object that goes with it.
+  std::optional<std::string> choice;
+  const YamlNode *choiceNode = n->get("choice");
+  if (choiceNode)
+    choice = enumValue(choiceNode, "choice", what, ComponentKinds,
+                       "custom, device, cpu, xpu, nic, memory, port, switch");
+  const YamlNode::Entry *member = nullptr;
+  for (const YamlNode::Entry &e : n->entries)
+    if (e.key != "choice" && llvm::is_contained(ComponentKinds, StringRef(e.key))) {
+      if (member) {
+        error(e.keyLoc, what + " has both '" + member->key + "' and '" + e.key +
+                            "'; a component is of one kind");
+        return;
+      }
+      member = &e;
+    }
+  if (!choiceNode) {
+    if (!member) {
+      error(n->loc, what + " has no 'choice'; give one of custom, device, cpu, xpu, nic, memory, "
+                           "port, switch");
+      return;
+    }
+    choice = member->key;   // {custom: {type: x}} alone implies choice: custom
+  }
+  if (!choice)
+    return;
+  if (member && member->key != *choice) {
+    error(member->keyLoc, what + " has choice '" + *choice + "' but a '" + member->key +
+                              "' member; remove one of them");
+    return;
+  }
+  c.kind = *parseComponentKind(*choice);
+  if (c.kind == ComponentKind::Custom) {
+    if (!member) {
+      error(choiceNode ? choiceNode->loc : n->loc,
+            what + " has choice 'custom' but no 'custom: {type: ...}' giving its type");
+      return;
+    }
+    const YamlNode *custom = member->value;
+    std::string cwhat = "'custom' of " + what;
+    if (!map(custom, cwhat))
+      return;
+    static const StringRef ckeys[] = {"type"};
+    checkKeys(custom, ckeys, cwhat);
+    if (const YamlNode *t = require(custom, "type", cwhat))
+      if (auto s = identifier(t, "type", cwhat)) {
+        if (s->empty())
+          error(t->loc, "'type' of " + cwhat + " is empty");
+        c.customType = *s;
+      }
+  } else if (member && !emptyMap(member->value)) {
+    error(member->value->loc, "'" + member->key + "' of " + what +
+                                  " must be empty ({}); only custom components carry data");
+  }
+}
+
+void Reader::readPhysical(const YamlNode *n, const std::string &what, LinkDef &l) {
+  std::string pwhat = "'physical' of " + what;
+  if (n->kind == YamlNode::Null)
+    return;
+  if (!map(n, pwhat))
+    return;
+  static const StringRef keys[] = {"bandwidth", "latency"};
+  checkKeys(n, keys, pwhat);
+  // Both follow the same pattern: {choice: unit, <unit>: value}; the choice may be
+  // left out when exactly one unit is given. An empty mapping means "not given" (the
+  // reference writes empty objects out for links without values).
+  auto readUnit = [&](StringRef key, llvm::ArrayRef<StringRef> units, StringRef unitsText,
+                      const YamlNode *v) -> std::optional<std::pair<std::string, double>> {
+    std::string uwhat = "'" + key.str() + "' of " + what;
+    if (emptyMap(v))
+      return std::nullopt;
+    if (!map(v, uwhat))
+      return std::nullopt;
+    llvm::SmallVector<StringRef, 4> allowed{"choice"};
+    allowed.append(units.begin(), units.end());
+    checkKeys(v, allowed, uwhat);
+    std::optional<std::string> unit;
+    const YamlNode *choiceNode = v->get("choice");
+    if (choiceNode) {
+      auto s = identifier(choiceNode, "choice", uwhat);
+      if (!s)
+        return std::nullopt;
+      if (!llvm::is_contained(units, StringRef(*s))) {
+        error(choiceNode->loc, key + " unit '" + *s + "' of " + what + " is not known; valid " +
+                                   "units are " + unitsText + didYouMean(*s, units));
+        return std::nullopt;
+      }
+      unit = *s;
+    }
+    const YamlNode::Entry *value = nullptr;
+    for (const YamlNode::Entry &e : v->entries)
+      if (llvm::is_contained(units, StringRef(e.key))) {
+        if (value) {
+          error(e.keyLoc, uwhat + " gives both '" + value->key + "' and '" + e.key +
+                              "'; give the value in one unit");
+          return std::nullopt;
+        }
+        value = &e;
+      }
+    if (!value) {
+      error(v->loc, uwhat + " has no value; write e.g. {choice: " + units[0] + ", " + units[0] +
+                        ": " + (key == "bandwidth" ? "100" : "500") + "}");
+      return std::nullopt;
+    }
+    if (unit && *unit != value->key) {
+      error(value->keyLoc, uwhat + " has choice '" + *unit + "' but its value is given as '" +
+                               value->key + "'");
+      return std::nullopt;
+    }
+    auto d = number(value->value, value->key, uwhat);
+    if (!d)
+      return std::nullopt;
+    return std::make_pair(value->key, *d);
+  };
+  if (const YamlNode *bw = n->get("bandwidth"))
+    if (auto u = readUnit("bandwidth", BandwidthUnits,
+                          "gigabits_per_second, gigabytes_per_second, gigatransfers_per_second",
+                          bw)) {
+      const YamlNode *valueNode = bw->get(u->first);
+      if (!(u->second > 0)) {
+        error(valueNode->loc, fmt::format("bandwidth of {} is {}; it must be more than 0", what,
+                                          valueNode->value));
+      } else if (u->first == "gigabits_per_second") {
+        l.bandwidth = Bandwidth::gigabitsPerSec(u->second);
+      } else if (u->first == "gigabytes_per_second") {
+        l.bandwidth = Bandwidth::gigabytesPerSec(u->second);
+      } else {
+        l.bandwidth = Bandwidth::gigatransfersPerSec(u->second);
+      }
+    }
+  if (const YamlNode *lat = n->get("latency"))
+    if (auto u = readUnit("latency", LatencyUnits, "ms, us, ns", lat)) {
+      const YamlNode *valueNode = lat->get(u->first);
+      if (!(u->second >= 0)) {
+        error(valueNode->loc, fmt::format("latency of {} is {}; it must be 0 or more", what,
+                                          valueNode->value));
+      } else if (u->first == "ms") {
+        l.latency = Duration::milliseconds(u->second);
+      } else if (u->first == "us") {
+        l.latency = Duration::microseconds(u->second);
+      } else {
+        l.latency = Duration::nanoseconds(u->second);
+      }
+    }
+}
+
+void Reader::readLink(const YamlNode *n, const std::string &scope, size_t index, LinkDef &l) {
+  std::string what = fmt::format("link #{} of {}", index + 1, scope);
+  if (!map(n, what))
+    return;
+  l.loc = n->loc;
+  if (const YamlNode *v = require(n, "name", what))
+    if (auto s = identifier(v, "name", what)) {
+      l.name = *s;
+      l.loc = v->loc;
+      what = fmt::format("link '{}' of {}", l.name, scope);
+    }
+  static const StringRef keys[] = {"name", "description", "physical"};
+  checkKeys(n, keys, what);
+  if (const YamlNode *v = n->get("description"))
+    if (auto s = text(v, "description", what))
+      l.description = *s;
+  if (const YamlNode *v = n->get("physical"))
+    readPhysical(v, what, l);
+}
+
+std::optional<Scheme> Reader::readScheme(const YamlNode *edge, const std::string &what) {
+  // The reference has no default scheme: an edge without one fails there too.
+  const YamlNode *v = require(edge, "scheme", what);
+  if (!v)
+    return std::nullopt;
+  auto s = enumValue(v, "scheme", what, Schemes, "one2one, many2many, ring");
+  if (!s)
+    return std::nullopt;
+  return parseScheme(*s);
+}
+
+void Reader::readDeviceEdge(const YamlNode *n, const std::string &device, size_t index,
+                            DeviceEdge &e) {
+  std::string what = fmt::format("edge #{} of device '{}'", index + 1, device);
+  if (!map(n, what))
+    return;
+  e.loc = n->loc;
+  static const StringRef keys[] = {"ep1", "ep2", "scheme", "link"};
+  checkKeys(n, keys, what);
+  auto endpoint = [&](StringRef key, ComponentPath &path) {
+    const YamlNode *ep = require(n, key, what);
+    std::string ewhat = "'" + key.str() + "' of " + what;
+    if (!ep || !map(ep, ewhat))
+      return;
+    static const StringRef epKeys[] = {"device", "component"};
+    checkKeys(ep, epKeys, ewhat);
+    // `device: cx5[0:2]` + `component: pcie_endpoint[0]` is the same endpoint as
+    // `component: cx5[0:2].pcie_endpoint[0]`.
+    if (const YamlNode *d = ep->get("device"))
+      if (auto s = identifier(d, "device", ewhat))
+        if (!parsePath(d, ewhat, path))
+          return;
+    if (const YamlNode *c = require(ep, "component", ewhat))
+      if (auto s = identifier(c, "component", ewhat))
+        parsePath(c, ewhat, path);
+  };
+  endpoint("ep1", e.ep1);
+  endpoint("ep2", e.ep2);
+  if (auto s = readScheme(n, what))
+    e.scheme = *s;
+  if (const YamlNode *v = require(n, "link", what)) {
+    e.linkLoc = v->loc;
+    if (auto s = identifier(v, "link", what))
+      e.link = *s;
+  }
+}
+
+void Reader::readDevice(const YamlNode *n, size_t index, DeviceDef &dev) {
+  std::string what = fmt::format("device #{}", index + 1);
+  if (!map(n, what))
+    return;
+  dev.loc = n->loc;
+  if (const YamlNode *v = require(n, "name", what))
+    if (auto s = identifier(v, "name", what)) {
+      dev.name = *s;
+      dev.loc = v->loc;
+      what = fmt::format("device '{}'", dev.name);
+    }
+  static const StringRef keys[] = {"name", "description", "components", "links", "edges"};
+  checkKeys(n, keys, what);
+  if (const YamlNode *v = n->get("description"))
+    if (auto s = text(v, "description", what))
+      dev.description = *s;
+  if (const YamlNode *v = require(n, "components", what))
+    if (auto *items = list(v, "'components' of " + what))
+      for (size_t i = 0; i < items->size() && !stop(); ++i)
+        readComponent((*items)[i], what, i, dev.components.emplace_back());
+  if (const YamlNode *v = n->get("links"))
+    if (auto *items = list(v, "'links' of " + what))
+      for (size_t i = 0; i < items->size() && !stop(); ++i)
+        readLink((*items)[i], what, i, dev.links.emplace_back());
+  if (const YamlNode *v = n->get("edges"))
+    if (auto *items = list(v, "'edges' of " + what))
+      for (size_t i = 0; i < items->size() && !stop(); ++i)
+        readDeviceEdge((*items)[i], dev.name, i, dev.edges.emplace_back());
+}
+
+void Reader::readInstance(const YamlNode *n, size_t index, Instance &inst) {
+  std::string what = fmt::format("instance #{}", index + 1);
+  if (!map(n, what))
+    return;
+  inst.loc = n->loc;
+  if (const YamlNode *v = require(n, "name", what))
+    if (auto s = identifier(v, "name", what)) {
+      inst.name = *s;
+      inst.loc = v->loc;
+      what = fmt::format("instance '{}'", inst.name);
+    }
+  static const StringRef keys[] = {"name", "description", "device", "count"};
+  checkKeys(n, keys, what);
+  if (const YamlNode *v = n->get("description"))
+    if (auto s = text(v, "description", what))
+      inst.description = *s;
+  if (const YamlNode *v = require(n, "device", what)) {
+    inst.deviceLoc = v->loc;
+    if (auto s = identifier(v, "device", what))
+      inst.device = *s;
+  }
+  if (const YamlNode *v = require(n, "count", what)) {
+    inst.countLoc = v->loc;
+    if (auto k = count(v, "count", what))
+      inst.count = static_cast<uint64_t>(*k);
+  }
+}
+
+void Reader::readInfraEdge(const YamlNode *n, size_t index, InfraEdge &e) {
+  std::string what = fmt::format("infrastructure edge #{}", index + 1);
+  if (!map(n, what))
+    return;
+  e.loc = n->loc;
+  static const StringRef keys[] = {"ep1", "ep2", "scheme", "link"};
+  checkKeys(n, keys, what);
+  auto endpoint = [&](StringRef key, InfraEndpoint &ep) {
+    const YamlNode *m = require(n, key, what);
+    std::string ewhat = "'" + key.str() + "' of " + what;
+    if (!m || !map(m, ewhat))
+      return;
+    static const StringRef epKeys[] = {"instance", "component"};
+    checkKeys(m, epKeys, ewhat);
+    if (const YamlNode *v = require(m, "instance", ewhat))
+      if (auto s = identifier(v, "instance", ewhat)) {
+        StringRef str(*s);
+        size_t dot = str.find('.');
+        if (dot != StringRef::npos) {
+          // The reference reads `host.0` as `host` (all copies): say what was meant.
+          error(v->locAt(dot), "instance '" + *s + "' in " + ewhat + " contains '.'; name one " +
+                                   "instance and select copies with a slice, e.g. '" +
+                                   str.substr(0, dot) + "[0]'; components go in 'component'");
+        } else {
+          parseElem(v, str, 0, ewhat, ep.instance);
+        }
+      }
+    if (const YamlNode *v = require(m, "component", ewhat))
+      if (auto s = identifier(v, "component", ewhat))
+        parsePath(v, ewhat, ep.component);
+  };
+  endpoint("ep1", e.ep1);
+  endpoint("ep2", e.ep2);
+  if (auto s = readScheme(n, what))
+    e.scheme = *s;
+  if (const YamlNode *v = require(n, "link", what)) {
+    e.linkLoc = v->loc;
+    if (auto s = identifier(v, "link", what))
+      e.link = *s;
+  }
+}
+
+void Reader::readAttributes(const YamlNode *n, const std::string &what,
+                            std::vector<Attribute> &out) {
+  auto *items = list(n, "'attributes' of " + what);
+  if (!items)
+    return;
+  for (size_t i = 0; i < items->size() && !stop(); ++i) {
+    const YamlNode *a = (*items)[i];
+    std::string awhat = fmt::format("attribute #{} of {}", i + 1, what);
+    if (!map(a, awhat))
+      continue;
+    static const StringRef keys[] = {"attribute", "value"};
+    checkKeys(a, keys, awhat);
+    Attribute attr;
+    attr.loc = a->loc;
+    const YamlNode *k = require(a, "attribute", awhat);
+    const YamlNode *v = require(a, "value", awhat);
+    if (!k || !v)
+      continue;
+    auto key = identifier(k, "attribute", awhat);
+    // Values are strings in the schema; numbers are taken as written (rank: 0).
+    auto value = text(v, "value", awhat);
+    if (!key || !value)
+      continue;
+    attr.key = *key;
+    attr.value = *value;
+    attr.loc = k->loc;
+    out.push_back(std::move(attr));
+  }
+}
+
+void Reader::readAnnotations(const YamlNode *n, Annotations &out) {
+  if (n->kind == YamlNode::Null)
+    return;
+  if (!map(n, "'annotations'"))
+    return;
+  static const StringRef keys[] = {"nodes", "edges", "links", "graph"};
+  checkKeys(n, keys, "'annotations'");
+  if (const YamlNode *v = n->get("nodes"))
+    if (auto *items = list(v, "'nodes' of 'annotations'"))
+      for (size_t i = 0; i < items->size() && !stop(); ++i) {
+        const YamlNode *m = (*items)[i];
+        std::string what = fmt::format("node annotation #{}", i + 1);
+        if (!map(m, what))
+          continue;
+        static const StringRef nkeys[] = {"name", "attributes"};
+        checkKeys(m, nkeys, what);
+        Annotations::NodeAnn a;
+        a.loc = m->loc;
+        if (const YamlNode *nm = require(m, "name", what))
+          if (auto s = identifier(nm, "name", what)) {
+            a.name = *s;
+            a.loc = nm->loc;
+          }
+        if (const YamlNode *at = m->get("attributes"))
+          readAttributes(at, what, a.attributes);
+        out.nodes.push_back(std::move(a));
+      }
+  if (const YamlNode *v = n->get("edges"))
+    if (auto *items = list(v, "'edges' of 'annotations'"))
+      for (size_t i = 0; i < items->size() && !stop(); ++i) {
+        const YamlNode *m = (*items)[i];
+        std::string what = fmt::format("edge annotation #{}", i + 1);
+        if (!map(m, what))
+          continue;
+        static const StringRef ekeys[] = {"ep1", "ep2", "attributes"};
+        checkKeys(m, ekeys, what);
+        Annotations::EdgeAnn a;
+        a.loc = m->loc;
+        if (const YamlNode *e1 = require(m, "ep1", what))
+          if (auto s = identifier(e1, "ep1", what))
+            a.ep1 = *s;
+        if (const YamlNode *e2 = require(m, "ep2", what))
+          if (auto s = identifier(e2, "ep2", what))
+            a.ep2 = *s;
+        if (const YamlNode *at = m->get("attributes"))
+          readAttributes(at, what, a.attributes);
+        out.edges.push_back(std::move(a));
+      }
+  if (const YamlNode *v = n->get("links"))
+    if (auto *items = list(v, "'links' of 'annotations'"))
+      for (size_t i = 0; i < items->size() && !stop(); ++i) {
+        const YamlNode *m = (*items)[i];
+        std::string what = fmt::format("link annotation #{}", i + 1);
+        if (!map(m, what))
+          continue;
+        static const StringRef lkeys[] = {"name", "attributes"};
+        checkKeys(m, lkeys, what);
+        Annotations::LinkAnn a;
+        a.loc = m->loc;
+        if (const YamlNode *nm = require(m, "name", what))
+          if (auto s = identifier(nm, "name", what)) {
+            a.name = *s;
+            a.loc = nm->loc;
+          }
+        if (const YamlNode *at = m->get("attributes"))
+          readAttributes(at, what, a.attributes);
+        out.links.push_back(std::move(a));
+      }
+  if (const YamlNode *v = n->get("graph"))
+    readAttributes(v, "the graph annotation", out.graph);
+}
+
+void Reader::readDevices(const YamlNode *n, std::vector<DeviceDef> &out) {
+  if (auto *items = list(n, "'devices'"))
+    for (size_t i = 0; i < items->size() && !stop(); ++i)
+      readDevice((*items)[i], i, out.emplace_back());
+}
+
+void Reader::readInfrastructureBody(const YamlNode *m, Infrastructure &in) {
+  static const StringRef keys[] = {"name", "description", "devices", "links", "instances", "edges"};
+  for (const YamlNode::Entry &e : m->entries)
+    if (!llvm::is_contained(keys, StringRef(e.key))) {
+      std::string hint;
+      if (e.key == "annotations")
+        hint = "; annotations go next to the infrastructure: {infrastructure: {...}, "
+               "annotations: {...}}";
+      else if (e.key == "blueprint")
+        hint = "; a blueprint document has only 'blueprint' and 'devices'";
+      else
+        hint = didYouMean(e.key, keys);
+      error(e.keyLoc, "unknown key '" + e.key + "' in the infrastructure" + hint +
+                          " (valid keys: " + quoteList(keys) + ")");
+    }
+  if (const YamlNode *v = m->get("name"))
+    if (auto s = identifier(v, "name", "the infrastructure"))
+      in.name = *s;
+  if (const YamlNode *v = m->get("description"))
+    if (auto s = text(v, "description", "the infrastructure"))
+      in.description = *s;
+  if (const YamlNode *v = m->get("devices"))
+    readDevices(v, in.devices);
+  if (const YamlNode *v = m->get("links"))
+    if (auto *items = list(v, "'links'"))
+      for (size_t i = 0; i < items->size() && !stop(); ++i)
+        readLink((*items)[i], "the infrastructure", i, in.links.emplace_back());
+  if (const YamlNode *v = m->get("instances"))
+    if (auto *items = list(v, "'instances'"))
+      for (size_t i = 0; i < items->size() && !stop(); ++i)
+        readInstance((*items)[i], i, in.instances.emplace_back());
+  if (const YamlNode *v = m->get("edges"))
+    if (auto *items = list(v, "'edges'"))
+      for (size_t i = 0; i < items->size() && !stop(); ++i)
+        readInfraEdge((*items)[i], i, in.edges.emplace_back());
+}
+
+std::shared_ptr<Infrastructure> Reader::readBlueprint(const YamlNode *m, StringRef origin) {
+  static const StringRef keys[] = {"blueprint", "devices"};
+  checkKeys(m, keys, "a blueprint document");
+  blueprints::BlueprintSpec spec;
+  spec.origin = origin.str();
+  const YamlNode *bp = m->get("blueprint");
+  spec.loc = bp->loc;
+  if (bp->kind == YamlNode::Scalar) {
+    // `blueprint: clos` is `blueprint: {name: clos}`.
+    if (auto s = identifier(bp, "blueprint", "the document"))
+      spec.name = *s;
+  } else if (map(bp, "'blueprint'")) {
+    for (const YamlNode::Entry &e : bp->entries) {
+      const YamlNode *v = e.value;
+      if (e.key == "name") {
+        if (auto s = identifier(v, "name", "the blueprint")) {
+          spec.name = *s;
+          spec.loc = v->loc;
+        }
+        continue;
+      }
+      if (v->kind != YamlNode::Scalar || v->isNullScalar()) {
+        error(v->loc, "blueprint parameter '" + e.key + "' must be a single value (a number or a "
+                          "word), not " + v->describe());
+        continue;
+      }
+      spec.params.push_back({e.key, v->value, v->loc});
+    }
+    if (!bp->get("name"))
+      error(bp->loc, "'blueprint' has no 'name'; write e.g. blueprint: {name: clos, radix: 8}");
+  }
+  if (const YamlNode *v = m->get("devices"))
+    readDevices(v, spec.devices);
+  if (diags_.hasErrors())
+    return nullptr;
+  return blueprints::instantiateFabric(spec, diags_);
+}
+
+std::shared_ptr<Infrastructure> Reader::document(const YamlNode *root, SMLoc fileStart,
+                                                 StringRef origin) {
+  if (!root || root->isNullScalar()) {
+    error(fileStart, "the file holds no document; an InfraGraph document is a mapping with "
+                     "name, devices, links, instances and edges");
+    return nullptr;
+  }
+  if (!map(root, "an InfraGraph document"))
+    return nullptr;
+  unsigned before = diags_.errorCount();
+  if (root->get("blueprint"))
+    return readBlueprint(root, origin);
+  auto in = std::make_shared<Infrastructure>();
+  in->origin = origin.str();
+  if (const YamlNode *body = root->get("infrastructure")) {
+    // The reference's get_graph(infragraph) form.
+    static const StringRef keys[] = {"infrastructure", "annotations"};
+    checkKeys(root, keys, "the document");
+    if (map(body, "'infrastructure'"))
+      readInfrastructureBody(body, *in);
+    if (const YamlNode *ann = root->get("annotations"))
+      readAnnotations(ann, in->annotations);
+  } else {
+    readInfrastructureBody(root, *in);
+  }
+  if (diags_.errorCount() != before)
+    return nullptr;
+  return in;
+}
+
+// ---------------------------------------------------------------------------------
+// JSON syntax check: the YAML reader accepts more than JSON (comments, unquoted
+// strings, trailing text), so a .json file is first checked by a JSON parser.
+// ---------------------------------------------------------------------------------
+
+struct JsonSyntaxCheck : nlohmann::json::json_sax_t {
+  size_t errorPos = 0;
+  std::string message;
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t &) override { return true; }
+  bool string(string_t &) override { return true; }
+  bool binary(binary_t &) override { return true; }
+  bool start_object(std::size_t) override { return true; }
+  bool key(string_t &) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t position, const std::string &, const nlohmann::json::exception &ex)
+      override {
+    errorPos = position;
+    message = ex.what();
+    return false;
+  }
+};
+
+bool checkJsonSyntax(llvm::MemoryBufferRef buffer, DiagEngine &diags) {
+  JsonSyntaxCheck check;
+  StringRef text = buffer.getBuffer();
+  bool ok = nlohmann::json::sax_parse(text.begin(), text.end(), &check);
+  if (ok)
+    return true;
+  // "[json.exception.parse_error.101] parse error at line 3, column 5: syntax error
+  // while parsing object - unexpected '}'; expected string literal": keep the part
+  // after the position, which DiagEngine prints itself.
+  StringRef msg(check.message);
+  size_t colon = msg.find(": ");
+  if (msg.contains("parse error at line") && colon != StringRef::npos)
+    msg = msg.substr(colon + 2);
+  size_t pos = check.errorPos ? check.errorPos - 1 : 0;
+  if (pos > text.size())
+    pos = text.size();
+  diags.error(SMLoc::getFromPointer(text.data() + pos), "JSON syntax: " + msg);
+  return false;
+}
+
+} // namespace
+
+std::shared_ptr<Infrastructure> read(llvm::MemoryBufferRef buffer, Syntax syntax,
+                                     DiagEngine &diags) {
+  if (syntax == Syntax::Json && !checkJsonSyntax(buffer, diags))
+    return nullptr;
+  YamlTree tree;
+  if (!tree.parse(buffer, diags))
+    return nullptr;
+  Reader reader(diags);
+  return reader.document(tree.root(), SMLoc::getFromPointer(buffer.getBufferStart()),
+                         buffer.getBufferIdentifier());
+}
+
+std::shared_ptr<Infrastructure> readFile(llvm::StringRef path, DiagEngine &diags) {
+  auto buf = llvm::MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/false,
+                                                /*RequiresNullTerminator=*/false);
+  if (!buf) {
+    diags.error(path, "cannot read the file: " + buf.getError().message());
+    return nullptr;
+  }
+  llvm::MemoryBufferRef ref = (*buf)->getMemBufferRef();
+  std::string ext = llvm::sys::path::extension(path).lower();
+  Syntax syntax = ext == ".json" ? Syntax::Json : Syntax::Yaml;
+  if (ext != ".json" && ext != ".yaml" && ext != ".yml" &&
+      ref.getBuffer().ltrim(" \t\r\n").starts_with("{"))
+    syntax = Syntax::Json;
+  diags.addBuffer(std::move(*buf));
+  return read(ref, syntax, diags);
+}
+
+} // namespace infracc::infragraph

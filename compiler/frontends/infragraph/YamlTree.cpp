@@ -1,0 +1,302 @@
+#include "compiler/frontends/infragraph/YamlTree.h"
+
+#include "compiler/Diagnostics.h"
+
+#include <llvm/ADT/SmallString.h>
+#include <llvm/ADT/StringExtras.h>
+#include <llvm/ADT/StringMap.h>
+#include <llvm/ADT/StringSwitch.h>
+#include <llvm/Support/YAMLParser.h>
+
+#include <fmt/format.h>
+
+namespace infracc {
+
+namespace yaml = llvm::yaml;
+
+const YamlNode::Entry *YamlNode::entry(llvm::StringRef key) const {
+  for (const Entry &e : entries)
+    if (e.key == key)
+      return &e;
+  return nullptr;
+}
+
+const YamlNode *YamlNode::get(llvm::StringRef key) const {
+  const Entry *e = entry(key);
+  return e ? e->value : nullptr;
+}
+
+bool YamlNode::isNullScalar() const {
+  if (kind == Null)
+    return true;
+  if (kind != Scalar || quoted)
+    return false;
+  return value.empty() || value == "~" || value == "null" || value == "Null" || value == "NULL";
+}
+
+bool YamlNode::isBoolScalar() const {
+  if (kind != Scalar || quoted)
+    return false;
+  // YAML 1.2's true/false, plus the YAML 1.1 words PyYAML (the reference's reader)
+  // also turns into booleans.
+  return llvm::StringSwitch<bool>(value)
+      .Cases("true", "True", "TRUE", "false", "False", "FALSE", true)
+      .Cases("yes", "Yes", "YES", "no", "No", "NO", true)
+      .Cases("on", "On", "ON", "off", "Off", "OFF", true)
+      .Default(false);
+}
+
+static bool isDecimalNumber(llvm::StringRef s) {
+  if (s.consume_front("+") || s.consume_front("-")) {
+  }
+  if (s == ".inf" || s == ".Inf" || s == ".INF")
+    return true;
+  size_t digits = 0;
+  while (!s.empty() && llvm::isDigit(s.front())) {
+    s = s.drop_front();
+    ++digits;
+  }
+  if (s.consume_front(".")) {
+    while (!s.empty() && llvm::isDigit(s.front())) {
+      s = s.drop_front();
+      ++digits;
+    }
+  }
+  if (!digits)
+    return false;
+  if (!s.empty() && (s.front() == 'e' || s.front() == 'E')) {
+    s = s.drop_front();
+    if (!s.empty() && (s.front() == '+' || s.front() == '-'))
+      s = s.drop_front();
+    if (s.empty())
+      return false;
+    while (!s.empty() && llvm::isDigit(s.front()))
+      s = s.drop_front();
+  }
+  return s.empty();
+}
+
+bool YamlNode::isNumberScalar() const {
+  if (kind != Scalar || quoted)
+    return false;
+  llvm::StringRef s(value);
+  if (s == ".nan" || s == ".NaN" || s == ".NAN")
+    return true;
+  if ((s.starts_with("0x") || s.starts_with("0o")) && s.size() > 2)
+    return llvm::all_of(s.drop_front(2), llvm::isHexDigit);
+  return isDecimalNumber(s);
+}
+
+std::string YamlNode::describe() const {
+  switch (kind) {
+  case Null:
+    return "nothing";
+  case Map:
+    return "a mapping";
+  case Seq:
+    return "a list";
+  case Scalar:
+    break;
+  }
+  if (isNullScalar())
+    return fmt::format("null ('{}')", value);
+  if (isBoolScalar())
+    return fmt::format("the boolean '{}'", value);
+  if (isNumberScalar())
+    return fmt::format("the number {}", value);
+  return fmt::format("the string '{}'", value);
+}
+
+llvm::SMLoc YamlNode::locAt(size_t offset) const {
+  if (!exactText || !loc.isValid() || offset > value.size())
+    return loc;
+  return llvm::SMLoc::getFromPointer(loc.getPointer() + (quoted ? 1 : 0) + offset);
+}
+
+// ---------------------------------------------------------------------------------
+
+class YamlTreeBuilder {
+public:
+  YamlTreeBuilder(YamlTree &tree, DiagEngine &diags) : tree_(tree), diags_(diags) {}
+  const YamlNode *build(yaml::Node *n, llvm::SMLoc fallback);
+
+private:
+  void merge(YamlNode &into, const YamlNode *from, llvm::SMLoc loc,
+             std::vector<YamlNode::Entry> &merged);
+
+  YamlTree &tree_;
+  DiagEngine &diags_;
+  llvm::StringMap<const YamlNode *> anchors_;
+};
+
+const YamlNode *YamlTreeBuilder::build(yaml::Node *n, llvm::SMLoc fallback) {
+  YamlNode *out = tree_.make();
+  out->loc = fallback;
+  if (!n)
+    return out;
+  if (n->getSourceRange().Start.isValid())
+    out->loc = n->getSourceRange().Start;
+
+  llvm::StringRef tag = n->getRawTag();
+  if (auto *alias = llvm::dyn_cast<yaml::AliasNode>(n)) {
+    auto it = anchors_.find(alias->getName());
+    if (it == anchors_.end()) {
+      diags_.error(out->loc, "alias '*" + alias->getName() + "' names no anchor defined before it");
+      return out;
+    }
+    return it->second;
+  }
+  if (auto *s = llvm::dyn_cast<yaml::ScalarNode>(n)) {
+    llvm::SmallString<64> storage;
+    out->kind = YamlNode::Scalar;
+    out->value = s->getValue(storage).str();
+    llvm::StringRef raw = s->getRawValue();
+    out->quoted = raw.starts_with("'") || raw.starts_with("\"");
+    llvm::StringRef text = out->quoted && raw.size() >= 2 ? raw.drop_front().drop_back() : raw;
+    out->exactText = text == out->value;
+  } else if (auto *b = llvm::dyn_cast<yaml::BlockScalarNode>(n)) {
+    out->kind = YamlNode::Scalar;
+    out->value = b->getValue().str();
+    out->quoted = true;
+  } else if (auto *m = llvm::dyn_cast<yaml::MappingNode>(n)) {
+    out->kind = YamlNode::Map;
+    std::vector<YamlNode::Entry> merged;
+    for (yaml::KeyValueNode &kv : *m) {
+      yaml::Node *keyNode = kv.getKey();
+      if (!keyNode)
+        break;
+      llvm::SMLoc keyLoc = keyNode->getSourceRange().Start;
+      const YamlNode *key = build(keyNode, keyLoc);
+      yaml::Node *valueNode = kv.getValue();
+      const YamlNode *value = build(valueNode, keyLoc);
+      if (key->kind != YamlNode::Scalar) {
+        diags_.error(keyLoc, "a mapping key must be a plain string, not " + key->describe());
+        continue;
+      }
+      if (key->value == "<<" && !key->quoted) {
+        merge(*out, value, keyLoc, merged);
+        continue;
+      }
+      if (const YamlNode::Entry *prev = out->entry(key->value)) {
+        diags_.error(keyLoc, "key '" + key->value + "' appears twice in this mapping");
+        diags_.note(prev->keyLoc, "first occurrence is here");
+        continue;
+      }
+      out->entries.push_back({key->value, keyLoc, value});
+    }
+    // Merged keys come after, and never override, the mapping's own keys.
+    for (YamlNode::Entry &e : merged)
+      if (!out->entry(e.key))
+        out->entries.push_back(std::move(e));
+  } else if (auto *q = llvm::dyn_cast<yaml::SequenceNode>(n)) {
+    out->kind = YamlNode::Seq;
+    for (yaml::Node &item : *q)
+      out->items.push_back(build(&item, out->loc));
+  } else {
+    out->kind = YamlNode::Null;
+  }
+
+  if (!tag.empty() && out->kind != YamlNode::Null) {
+    std::string verbatim = n->getVerbatimTag();
+    llvm::StringRef v(verbatim);
+    if (out->kind == YamlNode::Scalar && v == "tag:yaml.org,2002:str") {
+      out->quoted = true;
+    } else if (out->kind == YamlNode::Scalar &&
+               (v == "tag:yaml.org,2002:int" || v == "tag:yaml.org,2002:float" ||
+                v == "tag:yaml.org,2002:bool" || v == "tag:yaml.org,2002:null")) {
+      // The value is read by the field's type anyway.
+    } else if (!(out->kind == YamlNode::Map && v == "tag:yaml.org,2002:map") &&
+               !(out->kind == YamlNode::Seq && v == "tag:yaml.org,2002:seq")) {
+      diags_.error(out->loc, "unsupported YAML tag '" + tag +
+                                 "'; InfraGraph documents use plain mappings, lists, strings "
+                                 "and numbers");
+    }
+  }
+  if (!n->getAnchor().empty())
+    anchors_[n->getAnchor()] = out;
+  return out;
+}
+
+void YamlTreeBuilder::merge(YamlNode &into, const YamlNode *from, llvm::SMLoc loc,
+                            std::vector<YamlNode::Entry> &merged) {
+  (void)into;
+  auto addMap = [&](const YamlNode *m) {
+    for (const YamlNode::Entry &e : m->entries) {
+      bool seen = false;
+      for (const YamlNode::Entry &x : merged)
+        seen |= x.key == e.key;
+      if (!seen)
+        merged.push_back(e);
+    }
+  };
+  if (from->kind == YamlNode::Map) {
+    addMap(from);
+    return;
+  }
+  if (from->kind == YamlNode::Seq) {
+    bool ok = true;
+    for (const YamlNode *item : from->items)
+      if (item->kind == YamlNode::Map)
+        addMap(item);
+      else
+        ok = false;
+    if (ok)
+      return;
+  }
+  diags_.error(loc, "a merge key '<<' needs a mapping or a list of mappings, not " +
+                        from->describe());
+}
+
+// ---------------------------------------------------------------------------------
+
+namespace {
+struct HandlerScope {
+  llvm::SourceMgr &sm;
+  llvm::SourceMgr::DiagHandlerTy oldHandler;
+  void *oldContext;
+  HandlerScope(llvm::SourceMgr &sm, DiagEngine &diags)
+      : sm(sm), oldHandler(sm.getDiagHandler()), oldContext(sm.getDiagContext()) {
+    sm.setDiagHandler(
+        [](const llvm::SMDiagnostic &d, void *ctx) {
+          auto &diags = *static_cast<DiagEngine *>(ctx);
+          Severity sev = d.getKind() == llvm::SourceMgr::DK_Error     ? Severity::Error
+                         : d.getKind() == llvm::SourceMgr::DK_Warning ? Severity::Warning
+                                                                      : Severity::Note;
+          // LLVM's YAML messages start with a capital letter; ours do not.
+          std::string msg = d.getMessage().str();
+          if (msg.size() > 1 && llvm::isUpper(msg[0]) && llvm::isLower(msg[1]))
+            msg[0] = static_cast<char>(llvm::toLower(msg[0]));
+          diags.report(d.getLoc(), sev, "YAML syntax: " + msg);
+        },
+        &diags);
+  }
+  ~HandlerScope() { sm.setDiagHandler(oldHandler, oldContext); }
+};
+} // namespace
+
+bool YamlTree::parse(llvm::MemoryBufferRef buffer, DiagEngine &diags) {
+  unsigned before = diags.errorCount();
+  HandlerScope scope(diags.sourceMgr(), diags);
+  yaml::Stream stream(buffer, diags.sourceMgr(), /*ShowColors=*/false);
+  YamlTreeBuilder builder(*this, diags);
+  unsigned docs = 0;
+  for (yaml::Document &doc : stream) {
+    yaml::Node *rootNode = doc.getRoot();
+    if (docs++ == 0) {
+      if (rootNode && !llvm::isa<yaml::NullNode>(rootNode))
+        root_ = builder.build(rootNode, llvm::SMLoc::getFromPointer(buffer.getBufferStart()));
+      else if (rootNode)
+        rootNode->skip();
+    } else {
+      llvm::SMLoc at = rootNode ? rootNode->getSourceRange().Start : llvm::SMLoc();
+      diags.error(at.isValid() ? at : llvm::SMLoc::getFromPointer(buffer.getBufferStart()),
+                  "a second YAML document in one file; an InfraGraph file holds one document");
+      break;
+    }
+  }
+  if (stream.failed() && diags.errorCount() == before)
+    diags.error(llvm::SMLoc::getFromPointer(buffer.getBufferStart()), "YAML syntax error");
+  return diags.errorCount() == before;
+}
+
+} // namespace infracc
