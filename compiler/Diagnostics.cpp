@@ -63,7 +63,13 @@ void DiagEngine::report(llvm::SMLoc loc, Severity sev, const llvm::Twine &msg,
     printPlain(llvm::StringRef(), sev, msg);
     return;
   }
+  // SourceMgr hands even this overload to an installed diagnostic handler (the YAML
+  // parser's messages are routed here through one): print directly.
+  auto handler = srcMgr_.getDiagHandler();
+  void *context = srcMgr_.getDiagContext();
+  srcMgr_.setDiagHandler(nullptr, nullptr);
   srcMgr_.PrintMessage(os_, loc, toKind(sev), msg, ranges, {}, /*ShowColors=*/false);
+  srcMgr_.setDiagHandler(handler, context);
   os_.flush();
 }
 

@@ -567,9 +567,10 @@ bool FabricExpander::layoutInstances() {
 }
 
 void FabricExpander::buildLinkTable() {
+  using LinkInfo = FabricGraph::LinkInfo;
   auto add = [&](const LinkDef &l, int32_t device, llvm::StringMap<LinkId> &index,
                  llvm::StringRef scope) {
-    FabricGraph::LinkInfo info;
+    LinkInfo info;
     info.name = l.name;
     info.device = device;
     info.bandwidth = l.bandwidth;
@@ -578,12 +579,21 @@ void FabricExpander::buildLinkTable() {
     auto [it, fresh] = index.try_emplace(l.name, id);
     if (!fresh) {
       error(l.loc, "link '" + l.name + "' is defined more than once in " + scope);
+      const LinkInfo &first = g_->links_[it->second];
+      const LinkDef *firstDef = nullptr;
+      for (const LinkDef &x : first.device < 0 ? defs_->links
+                                               : defs_->devices[size_t(first.device)].links)
+        if (x.name == l.name && !firstDef)
+          firstDef = &x;
+      if (firstDef)
+        note(firstDef->loc, "first definition is here");
       return;
     }
+    // The frontend checks these at their values; blueprints are checked here.
     if (l.bandwidth && !(l.bandwidth->bitsPerSecond > 0))
-      error(l.loc, "link '" + l.name + "' has a bandwidth that is not positive");
+      error(l.loc, "link '" + l.name + "' of " + scope + " has a bandwidth that is not positive");
     if (l.latency && !(l.latency->ns >= 0))
-      error(l.loc, "link '" + l.name + "' has a negative latency");
+      error(l.loc, "link '" + l.name + "' of " + scope + " has a negative latency");
     g_->links_.push_back(std::move(info));
   };
   for (const LinkDef &l : defs_->links)
@@ -734,16 +744,23 @@ bool FabricExpander::pairUp(const std::vector<uint32_t> &a, const std::vector<ui
   case Scheme::One2One:
   case Scheme::Ring:
     if (a.size() != b.size()) {
-      error(loc, fmt::format("{} edge joins {} endpoint{} to {}; both sides must name the same "
-                             "number of nodes (InfraGraph's reference would silently drop {})",
+      size_t extra = a.size() > b.size() ? a.size() - b.size() : b.size() - a.size();
+      error(loc, fmt::format("{} edge joins {} node{} to {}; both sides must name the same "
+                             "number of nodes{}",
                              schemeName(scheme).str(), a.size(), a.size() == 1 ? "" : "s",
-                             b.size(), a.size() > b.size() ? a.size() - b.size() : b.size() - a.size()));
+                             b.size(),
+                             scheme == Scheme::One2One
+                                 ? fmt::format(" (InfraGraph's reference would silently drop {})",
+                                               extra)
+                                 : std::string()));
       return false;
     }
     for (size_t i = 0; i < a.size(); ++i) {
       uint32_t x = a[i], y = scheme == Scheme::Ring ? b[(i + 1) % b.size()] : b[i];
       if (x == y) {
-        error(loc, "edge joins '" + nameOf(x) + "' to itself");
+        error(loc, schemeName(scheme) + " edge joins '" + nameOf(x) +
+                       "' to itself; a node cannot have an edge to itself (many2many skips such "
+                       "pairs, one2one and ring do not)");
         return false;
       }
       add(x, y);

@@ -101,16 +101,18 @@ json sortedByName(std::vector<json> items) {
   return json(std::move(items));
 }
 
-// Edges sort by their text: endpoints, then link and scheme.
+// Edges sort by their text: endpoints, then link and scheme; duplicates go.
 json sortedEdges(std::vector<json> items) {
   std::vector<std::pair<std::string, json>> keyed;
   for (json &e : items)
     keyed.push_back({e.dump(), std::move(e)});
   std::sort(keyed.begin(), keyed.end(),
             [](const auto &a, const auto &b) { return a.first < b.first; });
+  // Edges that read the same after normalisation add nothing: keep one.
   json out = json::array();
-  for (auto &k : keyed)
-    out.push_back(std::move(k.second));
+  for (size_t i = 0; i < keyed.size(); ++i)
+    if (i == 0 || keyed[i].first != keyed[i - 1].first)
+      out.push_back(std::move(keyed[i].second));
   return out;
 }
 

@@ -105,6 +105,6 @@ TEST(FabricGraph, One2OneLengthMismatchIsAnError) {
   llvm::raw_string_ostream os(log);
   DiagEngine diags(os);
   EXPECT_FALSE(expandFabric(in, diags));
-  EXPECT_EQ(log, "small.yaml: error: one2one edge joins 2 endpoints to 3; both sides must name "
+  EXPECT_EQ(log, "small.yaml: error: one2one edge joins 2 nodes to 3; both sides must name "
                  "the same number of nodes (InfraGraph's reference would silently drop 1)\n");
 }

@@ -117,7 +117,8 @@ llvm::SMLoc YamlNode::locAt(size_t offset) const {
 
 class YamlTreeBuilder {
 public:
-  YamlTreeBuilder(YamlTree &tree, DiagEngine &diags) : tree_(tree), diags_(diags) {}
+  YamlTreeBuilder(YamlTree &tree, DiagEngine &diags, const char *bufferStart)
+      : tree_(tree), diags_(diags), bufferStart_(bufferStart) {}
   const YamlNode *build(yaml::Node *n, llvm::SMLoc fallback);
 
 private:
@@ -127,6 +128,7 @@ private:
   YamlTree &tree_;
   DiagEngine &diags_;
   llvm::StringMap<const YamlNode *> anchors_;
+  const char *bufferStart_;
 };
 
 const YamlNode *YamlTreeBuilder::build(yaml::Node *n, llvm::SMLoc fallback) {
@@ -136,6 +138,19 @@ const YamlNode *YamlTreeBuilder::build(yaml::Node *n, llvm::SMLoc fallback) {
     return out;
   if (n->getSourceRange().Start.isValid())
     out->loc = n->getSourceRange().Start;
+  // llvm::yaml starts a flow collection's range at its first entry: point at the
+  // opening bracket instead.
+  if ((llvm::isa<yaml::MappingNode>(n) || llvm::isa<yaml::SequenceNode>(n)) &&
+      out->loc.isValid() && out->loc.getPointer() > bufferStart_) {
+    const char *p = out->loc.getPointer();
+    if (*p != '{' && *p != '[') {
+      const char *q = p - 1;
+      while (q > bufferStart_ && (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r'))
+        --q;
+      if (*q == '{' || *q == '[')
+        out->loc = llvm::SMLoc::getFromPointer(q);
+    }
+  }
 
   llvm::StringRef tag = n->getRawTag();
   if (auto *alias = llvm::dyn_cast<yaml::AliasNode>(n)) {
@@ -278,7 +293,7 @@ bool YamlTree::parse(llvm::MemoryBufferRef buffer, DiagEngine &diags) {
   unsigned before = diags.errorCount();
   HandlerScope scope(diags.sourceMgr(), diags);
   yaml::Stream stream(buffer, diags.sourceMgr(), /*ShowColors=*/false);
-  YamlTreeBuilder builder(*this, diags);
+  YamlTreeBuilder builder(*this, diags, buffer.getBufferStart());
   unsigned docs = 0;
   for (yaml::Document &doc : stream) {
     yaml::Node *rootNode = doc.getRoot();
