@@ -193,20 +193,26 @@ std::string scalarText(const ojson &v) {
 }
 
 void writeText(const ojson &obj, llvm::raw_ostream &os, unsigned indent) {
+  // A row of scalars fits on one line; deeper objects nest.
+  auto isFlat = [](const ojson &v) {
+    return v.is_object() && llvm::all_of(v.items(), [](const auto &kv) {
+             return !kv.value().is_object() && !kv.value().is_array();
+           });
+  };
   size_t width = 0;
   for (auto it = obj.begin(); it != obj.end(); ++it)
-    if (!it.value().is_object())
+    if (!it.value().is_object() || (isFlat(it.value()) && indent > 0))
       width = std::max(width, it.key().size() + 1);
   for (auto it = obj.begin(); it != obj.end(); ++it) {
     os.indent(indent) << it.key() << ':';
     if (it.value().is_object()) {
-      // A row of scalars fits on one line; deeper objects nest.
-      bool flat = llvm::all_of(it.value().items(), [](const auto &kv) {
-        return !kv.value().is_object() && !kv.value().is_array();
-      });
-      if (flat && indent > 0) {
-        for (auto f = it.value().begin(); f != it.value().end(); ++f)
-          os << "  " << f.key() << ' ' << scalarText(f.value());
+      if (isFlat(it.value()) && indent > 0) {
+        os.indent(unsigned(width - it.key().size()));
+        bool first = true;
+        for (auto f = it.value().begin(); f != it.value().end(); ++f) {
+          os << (first ? " " : ", ") << f.key() << ' ' << scalarText(f.value());
+          first = false;
+        }
         os << '\n';
       } else {
         os << '\n';
