@@ -3,7 +3,8 @@
 // switches), every host a DGX-like box of 27 components (2 cpu, 8 xpu, 4 nvswitch,
 // 4 pcie switch, 1 nic, 8 hbm), about 2.1 million FQG nodes and 4.1 million edges.
 //
-//   build/bench_infragraph [k]        k even, at least 4
+//   build/bench_infragraph [k] [file.yaml]    k even, at least 4; the document is also
+//                                             written to file.yaml if given
 //
 // Reports parse time, expansion time, FQG nodes per second, peak RSS (getrusage) and
 // bytes per FQG node. Figures are printed, never asserted.
@@ -114,12 +115,21 @@ instances:
 int main(int argc, char **argv) {
   unsigned k = argc > 1 ? unsigned(std::atoi(argv[1])) : 64;
   if (k < 4 || k % 2) {
-    llvm::errs() << "usage: bench_infragraph [k]   (k even, >= 4; default 64)\n";
+    llvm::errs() << "usage: bench_infragraph [k] [file.yaml]   (k even, >= 4; default 64)\n";
     return 2;
   }
   double t0 = now();
   std::string doc = fatTree(k);
   double tGen = now() - t0;
+  if (argc > 2) {
+    std::error_code ec;
+    llvm::raw_fd_ostream out(argv[2], ec);
+    if (ec) {
+      llvm::errs() << "cannot write " << argv[2] << ": " << ec.message() << "\n";
+      return 1;
+    }
+    out << doc;
+  }
   long rssStart = peakRssKb();
 
   DiagEngine diags(llvm::errs());

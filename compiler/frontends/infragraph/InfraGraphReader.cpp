@@ -181,10 +181,9 @@ std::optional<int64_t> Reader::count(const YamlNode *n, StringRef key, const Twi
     }
   }
   if (!isInt) {
-    std::string hint = n->kind == YamlNode::Scalar && n->quoted && n->isNumberScalar() == false &&
-                               llvm::all_of(s, llvm::isDigit) && !s.empty()
-                           ? " (remove the quotes)"
-                           : "";
+    bool quotedDigits = n->kind == YamlNode::Scalar && n->quoted && !s.empty() &&
+                        llvm::all_of(s, llvm::isDigit);
+    std::string hint = quotedDigits ? " (remove the quotes)" : "";
     error(n->loc, "'" + key + "' of " + what + " must be a whole number, not " + n->describe() +
                       hint);
     return std::nullopt;
@@ -836,6 +835,7 @@ void Reader::readInfrastructureBody(const YamlNode *m, Infrastructure &in) {
 }
 
 std::shared_ptr<Infrastructure> Reader::readBlueprint(const YamlNode *m, StringRef origin) {
+  unsigned before = diags_.errorCount();
   static const StringRef keys[] = {"blueprint", "devices"};
   checkKeys(m, keys, "a blueprint document");
   blueprints::BlueprintSpec spec;
@@ -868,7 +868,7 @@ std::shared_ptr<Infrastructure> Reader::readBlueprint(const YamlNode *m, StringR
   }
   if (const YamlNode *v = m->get("devices"))
     readDevices(v, spec.devices);
-  if (diags_.hasErrors())
+  if (diags_.errorCount() != before || spec.name.empty())
     return nullptr;
   return blueprints::instantiateFabric(spec, diags_);
 }
