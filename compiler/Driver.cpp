@@ -319,7 +319,7 @@ int Driver::run() {
   if (llvm::AreStatisticsEnabled() && !stats_.empty())
     stats_.print(llvm::errs());
   if (timers_)
-    timers_->print(llvm::errs());
+    timers_->print(llvm::errs(), /*ResetAfterPrint=*/true);   // else printed again at exit
   return status;
 }
 

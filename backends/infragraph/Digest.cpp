@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include <string_view>
+
 namespace infracc {
 
 namespace {
@@ -36,13 +38,24 @@ std::string number(double v) { return fmt::format("{}", v); }
 
 void writeDigestText(const FabricGraph &g, llvm::raw_ostream &os) {
   uint32_t n = g.numNodes();
-  std::vector<std::string> names(n);
-  for (NodeId v = 0; v < n; ++v)
-    names[v] = g.name(v);
+  // All names in one buffer (millions of small strings would each allocate).
+  std::string buffer;
+  std::vector<uint64_t> start(size_t(n) + 1, 0);
+  llvm::SmallString<64> name;
+  for (NodeId v = 0; v < n; ++v) {
+    name.clear();
+    g.appendName(v, name);
+    buffer.append(name.data(), name.size());
+    start[v + 1] = buffer.size();
+  }
+  auto nameOf = [&](NodeId v) {
+    return std::string_view(buffer.data() + start[v], start[v + 1] - start[v]);
+  };
   std::vector<NodeId> order(n);
   for (NodeId v = 0; v < n; ++v)
     order[v] = v;
-  std::sort(order.begin(), order.end(), [&](NodeId a, NodeId b) { return names[a] < names[b]; });
+  std::sort(order.begin(), order.end(),
+            [&](NodeId a, NodeId b) { return nameOf(a) < nameOf(b); });
   std::vector<uint32_t> rank(n);
   for (uint32_t r = 0; r < n; ++r)
     rank[order[r]] = r;
@@ -50,7 +63,7 @@ void writeDigestText(const FabricGraph &g, llvm::raw_ostream &os) {
   os << "infracc-fabric-digest 1\n";
   for (NodeId v : order) {
     FabricGraph::NodePath p = g.decode(v);
-    os << "node\t" << names[v] << '\t' << componentKindName(p.leaf().kind) << '\t'
+    os << "node\t" << nameOf(v) << '\t' << componentKindName(p.leaf().kind) << '\t'
        << g.typeName(v) << '\n';
   }
   struct Key {
@@ -65,12 +78,15 @@ void writeDigestText(const FabricGraph &g, llvm::raw_ostream &os) {
   }
   std::sort(keys.begin(), keys.end(),
             [](const Key &x, const Key &y) { return x.a != y.a ? x.a < y.a : x.b < y.b; });
-  for (const Key &k : keys) {
-    const FabricGraph::LinkInfo &l = g.link(g.edge(k.e).link);
-    os << "edge\t" << names[order[k.a]] << '\t' << names[order[k.b]] << '\t' << l.name << '\t'
-       << (l.bandwidth ? number(l.bandwidth->bitsPerSecond) : std::string("-")) << '\t'
-       << (l.latency ? number(l.latency->ns) : std::string("-")) << '\n';
-  }
+  // "<link>\t<bandwidth>\t<latency>" once per link.
+  std::vector<std::string> linkText;
+  for (const FabricGraph::LinkInfo &l : g.links())
+    linkText.push_back(l.name + '\t' +
+                       (l.bandwidth ? number(l.bandwidth->bitsPerSecond) : std::string("-")) +
+                       '\t' + (l.latency ? number(l.latency->ns) : std::string("-")));
+  for (const Key &k : keys)
+    os << "edge\t" << nameOf(order[k.a]) << '\t' << nameOf(order[k.b]) << '\t'
+       << linkText[g.edge(k.e).link] << '\n';
 }
 
 std::string fabricDigest(const FabricGraph &g) {
