@@ -1464,7 +1464,11 @@ std::unique_ptr<FabricGraph> FabricExpander::run() {
 
 std::unique_ptr<FabricGraph> expandFabric(std::shared_ptr<const Infrastructure> defs,
                                           DiagEngine &diags, const ExpandOptions &opts) {
-  return FabricExpander(std::move(defs), diags, opts).run();
+  auto g = FabricExpander(std::move(defs), diags, opts).run();
+  // The expansion skips the remaining edges once the error limit is reached.
+  if (diags.shouldStop())
+    diags.announceStop();
+  return g;
 }
 
 } // namespace infracc

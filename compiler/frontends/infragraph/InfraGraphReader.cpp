@@ -961,8 +961,12 @@ std::shared_ptr<Infrastructure> read(llvm::MemoryBufferRef buffer, Syntax syntax
   if (!tree.parse(buffer, diags))
     return nullptr;
   Reader reader(diags);
-  return reader.document(tree.root(), SMLoc::getFromPointer(buffer.getBufferStart()),
-                         buffer.getBufferIdentifier());
+  auto defs = reader.document(tree.root(), SMLoc::getFromPointer(buffer.getBufferStart()),
+                              buffer.getBufferIdentifier());
+  // The reader skips the rest of the document once the error limit is reached.
+  if (diags.shouldStop())
+    diags.announceStop();
+  return defs;
 }
 
 std::shared_ptr<Infrastructure> readFile(llvm::StringRef path, DiagEngine &diags) {
