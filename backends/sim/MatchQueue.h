@@ -1,0 +1,189 @@
+// Per-rank matching queues (posted receives, unexpected messages) with LogGOPSim's
+// semantics but without its linear lists:
+//
+//   * LogGOPSim (LIST_MATCH): a list searched front to back; the first entry matching
+//     (source, tag) wins, and ANY_SOURCE / ANY_TAG on either side match anything.
+//     Here: entries without wildcards sit in FIFO buckets keyed by (source, tag),
+//     entries with a wildcard in one insertion-ordered list, and every entry carries
+//     its insertion number, so "the first match in list order" is the oldest among the
+//     candidate bucket heads and the first matching wildcard entry.
+//   * ATLAHS (hash map of FIFO queues): the key (source, tag) must be equal; -1 is just
+//     a value. `exactOnly` gives that.
+//
+// Entries live in one pool with a free list: no allocation per message once warm.
+#pragma once
+
+#include <llvm/ADT/DenseMap.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace infracc::sim {
+
+inline constexpr uint32_t Wildcard = 0xFFFFFFFFu;
+
+struct MatchKey {
+  uint32_t src = 0, tag = 0;
+  uint32_t special = 0;   // 0 for real keys; DenseMap's empty and tombstone keys use 1, 2
+  friend bool operator==(const MatchKey &a, const MatchKey &b) {
+    return a.src == b.src && a.tag == b.tag && a.special == b.special;
+  }
+};
+
+} // namespace infracc::sim
+
+template <> struct llvm::DenseMapInfo<infracc::sim::MatchKey> {
+  static infracc::sim::MatchKey getEmptyKey() { return {0, 0, 1}; }
+  static infracc::sim::MatchKey getTombstoneKey() { return {0, 0, 2}; }
+  static unsigned getHashValue(const infracc::sim::MatchKey &k) {
+    uint64_t x = (uint64_t(k.src) << 32 | k.tag) * 0x9E3779B97F4A7C15ull;
+    return static_cast<unsigned>(x >> 32) ^ k.special;
+  }
+  static bool isEqual(const infracc::sim::MatchKey &a, const infracc::sim::MatchKey &b) {
+    return a == b;
+  }
+};
+
+namespace infracc::sim {
+
+class MatchQueues {
+public:
+  struct Entry {
+    uint64_t order = 0;   // insertion number (global, increasing)
+    uint64_t time = 0;    // when it was queued
+    uint32_t op = 0;      // global op index (posted recv, or the message's send op)
+    uint32_t src = 0;     // source rank (or Wildcard)
+    uint32_t tag = 0;     // tag (or Wildcard)
+    uint32_t next = None;
+  };
+  static constexpr uint32_t None = 0xFFFFFFFFu;
+
+  MatchQueues(uint32_t numRanks, bool exactOnly) : ranks_(numRanks), exactOnly_(exactOnly) {}
+
+  void append(uint32_t rank, uint32_t op, uint32_t src, uint32_t tag, uint64_t time) {
+    uint32_t id = allocate();
+    Entry &e = pool_[id];
+    e.order = nextOrder_++;
+    e.time = time;
+    e.op = op;
+    e.src = src;
+    e.tag = tag;
+    e.next = None;
+    PerRank &r = ranks_[rank];
+    ++r.size;
+    if (!exactOnly_ && (src == Wildcard || tag == Wildcard)) {
+      link(r.wildHead, r.wildTail, id);
+      return;
+    }
+    Bucket &b = r.exact[MatchKey{src, tag, 0}];
+    link(b.head, b.tail, id);
+  }
+
+  /// Removes the entry a search for (src, tag) finds, into `out`; false if none.
+  bool take(uint32_t rank, uint32_t src, uint32_t tag, Entry &out) {
+    PerRank &r = ranks_[rank];
+    if (r.size == 0)
+      return false;
+    if (exactOnly_) {
+      auto it = r.exact.find(MatchKey{src, tag, 0});
+      if (it == r.exact.end())
+        return false;
+      takeHead(r, it, out);
+      return true;
+    }
+    // Oldest matching bucket head.
+    auto best = r.exact.end();
+    uint64_t bestOrder = ~uint64_t(0);
+    if (src != Wildcard && tag != Wildcard) {
+      best = r.exact.find(MatchKey{src, tag, 0});
+      if (best != r.exact.end())
+        bestOrder = pool_[best->second.head].order;
+    } else if (!r.exact.empty()) {
+      for (auto it = r.exact.begin(), e = r.exact.end(); it != e; ++it) {
+        if ((src == Wildcard || it->first.src == src) && (tag == Wildcard || it->first.tag == tag)) {
+          uint64_t o = pool_[it->second.head].order;
+          if (o < bestOrder) {
+            bestOrder = o;
+            best = it;
+          }
+        }
+      }
+    }
+    // First matching wildcard entry, if older.
+    for (uint32_t prev = None, id = r.wildHead; id != None; prev = id, id = pool_[id].next) {
+      const Entry &e = pool_[id];
+      if (e.order > bestOrder)
+        break;
+      if ((src == Wildcard || e.src == Wildcard || e.src == src) &&
+          (tag == Wildcard || e.tag == Wildcard || e.tag == tag)) {
+        out = e;
+        if (prev == None)
+          r.wildHead = e.next;
+        else
+          pool_[prev].next = e.next;
+        if (r.wildTail == id)
+          r.wildTail = prev;
+        release(id);
+        --r.size;
+        return true;
+      }
+    }
+    if (best == r.exact.end())
+      return false;
+    takeHead(r, best, out);
+    return true;
+  }
+
+  uint32_t size(uint32_t rank) const { return ranks_[rank].size; }
+
+  /// The rank's entries in queue order (for reports).
+  std::vector<Entry> entries(uint32_t rank) const;
+
+private:
+  struct Bucket {
+    uint32_t head = None, tail = None;
+  };
+  struct PerRank {
+    llvm::DenseMap<MatchKey, Bucket> exact;
+    uint32_t wildHead = None, wildTail = None;
+    uint32_t size = 0;
+  };
+
+  uint32_t allocate() {
+    if (free_ != None) {
+      uint32_t id = free_;
+      free_ = pool_[id].next;
+      return id;
+    }
+    pool_.emplace_back();
+    return static_cast<uint32_t>(pool_.size() - 1);
+  }
+  void release(uint32_t id) {
+    pool_[id].next = free_;
+    free_ = id;
+  }
+  void link(uint32_t &head, uint32_t &tail, uint32_t id) {
+    if (tail == None)
+      head = id;
+    else
+      pool_[tail].next = id;
+    tail = id;
+  }
+  void takeHead(PerRank &r, llvm::DenseMap<MatchKey, Bucket>::iterator it, Entry &out) {
+    uint32_t id = it->second.head;
+    out = pool_[id];
+    it->second.head = out.next;
+    if (out.next == None)
+      r.exact.erase(it);
+    release(id);
+    --r.size;
+  }
+
+  std::vector<PerRank> ranks_;
+  std::vector<Entry> pool_;
+  uint32_t free_ = None;
+  uint64_t nextOrder_ = 0;
+  bool exactOnly_;
+};
+
+} // namespace infracc::sim

@@ -1,0 +1,47 @@
+// Simulation models selectable with -sim-model=NAME. A model picks an engine and may
+// supply per-pair L and G (e.g. the topology-aware model, from the fabric path between
+// the endpoints of the two ranks). Register one next to its code:
+//
+//   static infracc::sim::RegisterSimModel X({
+//       .name = "topo", .description = "...", .engine = infracc::sim::Engine::Lgs,
+//       .costs = [](const infracc::Module &m, const infracc::sim::LogGPParams &p)
+//           -> llvm::Expected<std::unique_ptr<infracc::sim::LinkCostModel>> { ... }});
+#pragma once
+
+#include "backends/sim/Simulator.h"
+
+#include <llvm/ADT/StringRef.h>
+#include <llvm/Support/Error.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace infracc {
+struct Module;
+}
+
+namespace infracc::sim {
+
+struct SimModel {
+  std::string name;
+  std::string description;
+  Engine engine = Engine::Lgs;
+  /// Per-pair costs for this run; null function or null result = uniform L and G.
+  std::function<llvm::Expected<std::unique_ptr<LinkCostModel>>(const Module &, const LogGPParams &)>
+      costs;
+};
+
+class SimModelRegistry {
+public:
+  static void add(SimModel m);
+  static const SimModel *find(llvm::StringRef name);
+  static std::vector<const SimModel *> all();   // sorted by name
+};
+
+struct RegisterSimModel {
+  explicit RegisterSimModel(SimModel m) { SimModelRegistry::add(std::move(m)); }
+};
+
+} // namespace infracc::sim

@@ -1,0 +1,1025 @@
+// The event engines. Both follow their reference's main loop statement by statement
+// (spcl/LogGOPSim src/LogGOPSim/LogGOPSim.cpp and spcl/atlahs sim/LogGOPSim/
+// LogGOPSim.cpp); the comments name the reference's behaviour where it is surprising.
+// Everything per event is preallocated: the heap, the matching-queue pool and the
+// buffers of freed ops grow amortised and are reused.
+#include "backends/sim/Simulator.h"
+
+#include "backends/sim/EventQueue.h"
+#include "backends/sim/MatchQueue.h"
+#include "ir/Schedule.h"
+
+#include <llvm/ADT/Twine.h>
+
+#include <algorithm>
+#include <chrono>
+
+namespace infracc::sim {
+
+const char *categoryName(Category c) {
+  switch (c) {
+  case Category::Computation: return "computation";
+  case Category::Overhead: return "overhead";
+  case Category::Gap: return "gap";
+  case Category::Latency: return "latency";
+  case Category::Bandwidth: return "bandwidth";
+  case Category::Wait: return "wait";
+  }
+  return "?";
+}
+
+const char *viaName(Via v) {
+  switch (v) {
+  case Via::Start: return "start";
+  case Via::Cpu: return "cpu";
+  case Via::Nic: return "nic";
+  case Via::Arrival: return "arrival";
+  case Via::Dependency: return "dependency";
+  }
+  return "?";
+}
+
+static std::string opName(const Schedule &s, uint32_t rank, uint32_t g) {
+  uint32_t local = g - s.rankBegin(rank);
+  llvm::StringRef label = s.label(g);
+  if (!label.empty())
+    return (llvm::Twine("rank ") + llvm::Twine(rank) + ", " + label + " (op " + llvm::Twine(local) + ")").str();
+  return (llvm::Twine("rank ") + llvm::Twine(rank) + ", op " + llvm::Twine(local)).str();
+}
+
+llvm::Error checkSimulatable(const Schedule &s) {
+  const uint32_t P = s.numRanks();
+  for (uint32_t r = 0; r < P; ++r) {
+    uint32_t end = s.rankBegin(r) + s.numOps(r);
+    for (uint32_t g = s.rankBegin(r); g < end; ++g) {
+      OpKind k = s.kind(g);
+      if (!isGoalCoreKind(k))
+        return llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            opName(s, r, g) + ": '" + opKindName(k).str() +
+                "' is not lowered; the simulator runs send, recv and calc only (lower "
+                "collectives and GPU operations with the lowering passes first)");
+      if (k == OpKind::Send && s.peer(g) >= P)
+        return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                       opName(s, r, g) + ": send to rank " +
+                                           llvm::Twine(s.peer(g)) + ", but the schedule has " +
+                                           llvm::Twine(P) + " ranks (0.." + llvm::Twine(P - 1) + ")");
+      if (k == OpKind::Recv && s.peer(g) >= P && s.peer(g) != AnySource)
+        return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                       opName(s, r, g) + ": recv from rank " +
+                                           llvm::Twine(s.peer(g)) + ", but the schedule has " +
+                                           llvm::Twine(P) + " ranks (0.." + llvm::Twine(P - 1) + ")");
+    }
+  }
+  return llvm::Error::success();
+}
+
+namespace {
+
+enum class OpState : uint8_t { Waiting, Queued, Started, Done };
+constexpr uint32_t NoAct = 0xFFFFFFFFu;
+
+struct Freed {
+  uint32_t rank, op;
+  uint64_t start;   // atlahs: finish time of the latest requires-predecessor (0 via irequires)
+  uint32_t pred;    // atlahs, critical path: the activity that gave `start`
+};
+
+class EventEngine {
+public:
+  EventEngine(const Schedule &s, const SimOptions &opt)
+      : s_(s), opt_(opt), p_(opt.params), P_(s.numRanks()), C_(s.maxCpu() + 1),
+        N_(s.maxNic() + 1), numOps_(s.numOps()), rq_(P_, opt.engine == Engine::Atlahs),
+        uq_(P_, opt.engine == Engine::Atlahs) {}
+
+  SimResult run();
+
+private:
+  // --- shared helpers ---------------------------------------------------------------
+  uint64_t &cpuClock(uint32_t rank, uint32_t cpu) { return nexto_[size_t(rank) * C_ + cpu]; }
+  uint64_t &sendGap(uint32_t rank, uint32_t nic) { return nextgs_[size_t(rank) * N_ + nic]; }
+  uint64_t &recvGap(uint32_t rank, uint32_t nic) { return nextgr_[size_t(rank) * N_ + nic]; }
+  uint32_t &cpuOwner(uint32_t rank, uint32_t cpu) { return ownO_[size_t(rank) * C_ + cpu]; }
+  uint32_t &sendOwner(uint32_t rank, uint32_t nic) { return ownGs_[size_t(rank) * N_ + nic]; }
+  uint32_t &recvOwner(uint32_t rank, uint32_t nic) { return ownGr_[size_t(rank) * N_ + nic]; }
+
+  PairCost pairCost(uint32_t src, uint32_t dst) const {
+    if (opt_.costs)
+      return opt_.costs->cost(src, dst);
+    return PairCost{p_.L, p_.G};
+  }
+  uint32_t msgAct(uint32_t sendOp) const { return static_cast<uint32_t>(numOps_ + sendOp); }
+
+  /// LogGOPSim's MarkNodeAsStarted: frees irequires-successors whose count drops to 0.
+  void markStarted(uint32_t rank, uint32_t g) {
+    uint32_t base = s_.rankBegin(rank);
+    for (uint32_t raw : s_.successorsRaw(g)) {
+      if (!(raw & Schedule::IRequiresBit))
+        continue;
+      uint32_t succ = base + (raw & ~Schedule::IRequiresBit);
+      if (--remaining_[succ] == 0)
+        freed_.push_back({rank, succ, 0, NoAct});
+    }
+  }
+
+  /// MarkNodeAsDone: frees requires-successors. `finish`/`act` feed ATLAHS's carried
+  /// start times (and the critical path). Counters are uint32 and wrap like the
+  /// reference's when an op is marked done twice (a send whose recv declares a size on
+  /// the other side of S).
+  template <bool Carry>
+  void markDone(uint32_t rank, uint32_t g, uint64_t finish = 0, uint32_t act = NoAct) {
+    if (state_[g] != OpState::Done) {
+      state_[g] = OpState::Done;
+      ++res_.opsDone;
+    }
+    uint32_t base = s_.rankBegin(rank);
+    for (uint32_t raw : s_.successorsRaw(g)) {
+      if (raw & Schedule::IRequiresBit)
+        break;   // requires-successors come first
+      uint32_t succ = base + raw;
+      if constexpr (Carry) {
+        // The first finish time, then the max (ATLAHS's node_start_time map).
+        if (depPred_[succ] == NoAct || finish > depStart_[succ]) {
+          depStart_[succ] = finish;
+          depPred_[succ] = act;
+        }
+      }
+      if (--remaining_[succ] == 0)
+        freed_.push_back({rank, succ, Carry ? depStart_[succ] : 0, Carry ? depPred_[succ] : NoAct});
+    }
+  }
+
+  void setCause(uint32_t act, uint32_t pred, Via via) {
+    actPred_[act] = pred;
+    actVia_[act] = pred == NoAct ? Via::Start : via;
+  }
+  /// The cause of a time that is the max of candidate clocks: the first candidate with
+  /// the largest value.
+  void causeOfMax(uint32_t act, uint64_t v1, uint32_t o1, Via w1, uint64_t v2, uint32_t o2, Via w2) {
+    if (v1 >= v2)
+      setCause(act, o1, w1);
+    else
+      setCause(act, o2, w2);
+  }
+
+  void addInterval(uint32_t rank, uint32_t op, uint32_t unit, Resource res, IntervalKind k,
+                   uint64_t start, uint64_t end) {
+    opt_.trace->intervals.push_back({start, end, rank, op, unit, res, k});
+  }
+  TraceMessage &traceMessage(uint32_t sendOp) { return opt_.trace->messages[traceMsg_[sendOp]]; }
+
+  void sortByKind(std::vector<uint32_t> &v) const {
+    // LogGOPSim: std::sort(free_ops, gnp_op_comp_func()) - libstdc++ introsort, NOT
+    // stable beyond 16 elements; the same call on the same sequence gives the same
+    // permutation.
+    std::sort(v.begin(), v.end(), [this](uint32_t a, uint32_t b) { return s_.kind(a) < s_.kind(b); });
+  }
+
+  // --- LogGOPSim v1 ------------------------------------------------------------------
+  template <bool Rec> void runLgs();
+  template <bool Rec> void lgsCalc(QuadHeap &heap, Event e);
+  template <bool Rec> void lgsSend(QuadHeap &heap, Event e);
+  template <bool Rec> void lgsRecv(Event e);
+  template <bool Rec> void lgsMessage(QuadHeap &heap, Event e);
+  template <bool Rec> void lgsPushFreed(QuadHeap &heap);
+
+  // --- ATLAHS ------------------------------------------------------------------------
+  template <bool Rec> void runAtlahs();
+  template <bool Rec> void atlahsCalc(TimeOnlyHeap &heap, Event e);
+  template <bool Rec> void atlahsSend(TimeOnlyHeap &heap, Event e);
+  template <bool Rec> void atlahsRecv(Event e);
+  template <bool Rec> void atlahsMessage(TimeOnlyHeap &heap, Event e);
+  template <bool Rec> void atlahsPushFreed(TimeOnlyHeap &heap);
+  void touch(uint32_t rank) {
+    // ATLAHS collects the hosts to visit in an std::unordered_set<int>; with the at most
+    // two distinct hosts an event touches, libstdc++ iterates them in reverse order of
+    // first insertion.
+    if (numTouched_ == 0 || (touched_[0] != rank && (numTouched_ == 1 || touched_[1] != rank)))
+      touched_[numTouched_++] = rank;
+  }
+
+  void collectStuck();
+  void extractCriticalPath();
+
+  const Schedule &s_;
+  const SimOptions &opt_;
+  const LogGPParams &p_;
+  const uint32_t P_, C_, N_;
+  const uint64_t numOps_;
+  bool recording_ = false;
+
+  std::vector<uint32_t> remaining_;
+  std::vector<OpState> state_;
+  std::vector<uint64_t> nexto_, nextgs_, nextgr_;
+  MatchQueues rq_, uq_;
+  std::vector<Freed> freed_;
+  std::vector<uint32_t> scratch_;
+  uint64_t seq_ = 0;
+  SimResult res_;
+
+  // ATLAHS carried start times.
+  std::vector<uint64_t> depStart_;
+  std::vector<uint32_t> depPred_;
+  uint32_t touched_[2] = {0, 0};
+  unsigned numTouched_ = 0;
+  double fctSum_ = 0;
+
+  // Critical path: per activity (op g, or message numOps+g) its start and cause; per
+  // clock the activity that set it last.
+  std::vector<uint64_t> actStart_;
+  std::vector<uint32_t> actPred_;
+  std::vector<Via> actVia_;
+  std::vector<uint32_t> ownO_, ownGs_, ownGr_;
+  std::vector<uint32_t> traceMsg_;
+};
+
+// =====================================================================================
+// LogGOPSim v1
+// =====================================================================================
+
+template <bool Rec> void EventEngine::runLgs() {
+  QuadHeap heap;
+  heap.reserve(size_t(P_) * 4);
+  // Initial executable ops: hosts in order, roots in index order sorted by type.
+  for (uint32_t h = 0; h < P_; ++h) {
+    scratch_.clear();
+    uint32_t end = s_.rankBegin(h) + s_.numOps(h);
+    for (uint32_t g = s_.rankBegin(h); g < end; ++g)
+      if (remaining_[g] == 0)
+        scratch_.push_back(g);
+    if (scratch_.size() > 1)
+      sortByKind(scratch_);
+    for (uint32_t g : scratch_) {
+      state_[g] = OpState::Queued;
+      heap.push({0, seq_++, g, h});
+      if constexpr (Rec)
+        setCause(g, NoAct, Via::Start);
+    }
+  }
+  while (!heap.empty()) {
+    Event e = heap.pop();
+    if (e.isMessage())
+      lgsMessage<Rec>(heap, e);
+    else
+      switch (s_.kind(e.op)) {
+      case OpKind::Calc: lgsCalc<Rec>(heap, e); break;
+      case OpKind::Send: lgsSend<Rec>(heap, e); break;
+      default: lgsRecv<Rec>(e); break;
+      }
+    if (!freed_.empty())
+      lgsPushFreed<Rec>(heap);
+  }
+}
+
+template <bool Rec> void EventEngine::lgsCalc(QuadHeap &heap, Event e) {
+  const uint32_t g = e.op, h = e.rank(), c = s_.cpu(g);
+  uint64_t &clk = cpuClock(h, c);
+  if (clk <= e.time) {
+    clk = e.time + s_.size(g);
+    if constexpr (Rec) {
+      actStart_[g] = e.time;
+      cpuOwner(h, c) = g;
+      if (opt_.trace)
+        addInterval(h, g, c, Resource::Cpu, IntervalKind::Compute, e.time, clk);
+    }
+    state_[g] = OpState::Started;
+    markStarted(h, g);
+    markDone<false>(h, g);
+  } else {
+    e.time = clk;
+    if constexpr (Rec)
+      setCause(g, cpuOwner(h, c), Via::Cpu);
+    heap.push(e);
+    ++res_.reinsertions;
+  }
+}
+
+template <bool Rec> void EventEngine::lgsSend(QuadHeap &heap, Event e) {
+  const uint32_t g = e.op, h = e.rank(), c = s_.cpu(g), n = s_.nic(g), d = s_.peer(g);
+  const uint64_t bytes = s_.size(g), t = e.time;
+  uint64_t &co = cpuClock(h, c), &cg = sendGap(h, n);
+  if (std::max(co, cg) <= t) {
+    state_[g] = OpState::Started;
+    markStarted(h, g);
+    PairCost pc = pairCost(h, d);
+    co = t + p_.o + p_.O.forMessage(bytes);
+    cg = t + p_.g + pc.G.forMessage(bytes);
+    // The message event: first byte at t + o + L; G is charged at the receiver.
+    heap.push({t + p_.o + pc.L, seq_++, g, h | Event::MessageBit});
+    ++res_.messages;
+    res_.bytes += bytes;
+    bool eager = bytes <= p_.S;
+    if constexpr (Rec) {
+      actStart_[g] = t;
+      cpuOwner(h, c) = g;
+      sendOwner(h, n) = g;
+      setCause(msgAct(g), g, Via::Arrival);
+      if (opt_.trace) {
+        addInterval(h, g, c, Resource::Cpu, IntervalKind::SendOverhead, t, co);
+        addInterval(h, g, n, Resource::NicSend, IntervalKind::SendGap, t, cg);
+        traceMsg_[g] = static_cast<uint32_t>(opt_.trace->messages.size());
+        TraceMessage m;
+        m.sendOp = g;
+        m.src = h;
+        m.dst = d;
+        m.bytes = bytes;
+        m.sendStart = t;
+        m.arrival = t + p_.o + pc.L;
+        m.rendezvous = !eager;
+        opt_.trace->messages.push_back(m);
+      }
+    }
+    if (eager) {
+      ++res_.eager;
+      markDone<false>(h, g);
+    } else {
+      ++res_.rendezvous;
+    }
+  } else {
+    e.time = std::max(co, cg);
+    if constexpr (Rec)
+      causeOfMax(g, co, cpuOwner(h, c), Via::Cpu, cg, sendOwner(h, n), Via::Nic);
+    heap.push(e);
+    ++res_.reinsertions;
+  }
+}
+
+template <bool Rec> void EventEngine::lgsRecv(Event e) {
+  // Posting a recv costs nothing and needs no free resource.
+  const uint32_t g = e.op, h = e.rank();
+  const uint64_t t = e.time;
+  state_[g] = OpState::Started;
+  markStarted(h, g);
+  if constexpr (Rec)
+    actStart_[g] = t;
+  MatchQueues::Entry m;
+  if (uq_.take(h, s_.peer(g), s_.tag(g), m)) {
+    // The message's o and G were charged when it arrived. The eager/rendezvous decision
+    // uses the RECV's size, and the sender's clocks are raised with the recv's indices.
+    if (s_.size(g) > p_.S) {
+      const uint32_t src = m.src, c = s_.cpu(g), n = s_.nic(g);
+      markDone<false>(src, m.op);
+      if (cpuClock(src, c) < t) {
+        cpuClock(src, c) = t;
+        if constexpr (Rec)
+          cpuOwner(src, c) = g;
+      }
+      if (sendGap(src, n) < t) {
+        sendGap(src, n) = t;
+        if constexpr (Rec)
+          sendOwner(src, n) = g;
+      }
+    }
+    if constexpr (Rec) {
+      if (opt_.trace) {
+        TraceMessage &tm = traceMessage(m.op);
+        tm.recvOp = g;
+        tm.completed = std::max(tm.completed, t);
+      }
+    }
+    markDone<false>(h, g);
+  } else {
+    rq_.append(h, g, s_.peer(g), s_.tag(g), t);
+  }
+}
+
+template <bool Rec> void EventEngine::lgsMessage(QuadHeap &heap, Event e) {
+  const uint32_t g = e.op, src = e.rank(), d = s_.peer(g), c = s_.cpu(g), n = s_.nic(g);
+  const uint64_t bytes = s_.size(g), t = e.time;
+  // The receiver is charged on the SENDER's cpu and nic indices.
+  uint64_t &co = cpuClock(d, c), &cr = recvGap(d, n);
+  if (std::max(co, cr) <= t) {
+    PairCost pc = pairCost(src, d);
+    uint64_t cG = pc.G.forMessage(bytes), cO = p_.O.forMessage(bytes);
+    co = t + p_.o + std::max(cO, cG);
+    cr = t + p_.g + cG;
+    const uint32_t act = msgAct(g);
+    if constexpr (Rec) {
+      actStart_[act] = t;
+      cpuOwner(d, c) = act;
+      recvOwner(d, n) = act;
+      if (opt_.trace) {
+        addInterval(d, g, c, Resource::Cpu, IntervalKind::RecvOverhead, t, co);
+        addInterval(d, g, n, Resource::NicRecv, IntervalKind::RecvGap, t, cr);
+        TraceMessage &tm = traceMessage(g);
+        tm.received = t;
+        tm.completed = co;
+      }
+    }
+    MatchQueues::Entry r;
+    if (rq_.take(d, src, s_.tag(g), r)) {
+      if (bytes > p_.S) {
+        // Rendezvous: the send completes now; the sender's clocks jump to now (no ack).
+        markDone<false>(src, g);
+        if (cpuClock(src, c) < t) {
+          cpuClock(src, c) = t;
+          if constexpr (Rec)
+            cpuOwner(src, c) = act;
+        }
+        if (sendGap(src, n) < t) {
+          sendGap(src, n) = t;
+          if constexpr (Rec)
+            sendOwner(src, n) = act;
+        }
+      }
+      if constexpr (Rec)
+        if (opt_.trace)
+          traceMessage(g).recvOp = r.op;
+      markDone<false>(d, r.op);
+    } else {
+      uq_.append(d, g, src, s_.tag(g), t);
+    }
+  } else {
+    e.time = std::max(co, cr);
+    if constexpr (Rec)
+      causeOfMax(msgAct(g), co, cpuOwner(d, c), Via::Cpu, cr, recvOwner(d, n), Via::Nic);
+    heap.push(e);
+    ++res_.reinsertions;
+  }
+}
+
+template <bool Rec> void EventEngine::lgsPushFreed(QuadHeap &heap) {
+  // Hosts in ascending order; each host's freed ops in the order they were freed,
+  // then sorted by type (send < recv < calc). Their time is the host's clock now: the
+  // predecessor's finish time is not carried over.
+  while (!freed_.empty()) {
+    uint32_t h = freed_.front().rank;
+    for (const Freed &f : freed_)
+      h = std::min(h, f.rank);
+    scratch_.clear();
+    size_t keep = 0;
+    for (const Freed &f : freed_) {
+      if (f.rank == h)
+        scratch_.push_back(f.op);
+      else
+        freed_[keep++] = f;
+    }
+    freed_.resize(keep);
+    if (scratch_.size() > 1)
+      sortByKind(scratch_);
+    for (uint32_t g : scratch_) {
+      const uint32_t c = s_.cpu(g);
+      uint64_t t = cpuClock(h, c);
+      if (s_.kind(g) == OpKind::Send) {
+        const uint32_t n = s_.nic(g);
+        if constexpr (Rec)
+          causeOfMax(g, t, cpuOwner(h, c), Via::Cpu, sendGap(h, n), sendOwner(h, n), Via::Nic);
+        t = std::max(t, sendGap(h, n));
+      } else if constexpr (Rec) {
+        setCause(g, cpuOwner(h, c), Via::Cpu);
+      }
+      state_[g] = OpState::Queued;
+      heap.push({t, seq_++, g, h});
+    }
+  }
+}
+
+// =====================================================================================
+// ATLAHS
+// =====================================================================================
+
+template <bool Rec> void EventEngine::runAtlahs() {
+  TimeOnlyHeap heap;
+  heap.reserve(size_t(P_) * 4);
+  // Roots in index order, not sorted by type.
+  for (uint32_t h = 0; h < P_; ++h) {
+    uint32_t end = s_.rankBegin(h) + s_.numOps(h);
+    for (uint32_t g = s_.rankBegin(h); g < end; ++g)
+      if (remaining_[g] == 0) {
+        state_[g] = OpState::Queued;
+        heap.push({0, seq_++, g, h});
+        if constexpr (Rec)
+          setCause(g, NoAct, Via::Start);
+      }
+  }
+  while (!heap.empty() && !res_.aborted) {
+    Event e = heap.pop();
+    numTouched_ = 0;
+    if (e.isMessage())
+      atlahsMessage<Rec>(heap, e);
+    else
+      switch (s_.kind(e.op)) {
+      case OpKind::Calc: atlahsCalc<Rec>(heap, e); break;
+      case OpKind::Send: atlahsSend<Rec>(heap, e); break;
+      default: atlahsRecv<Rec>(e); break;
+      }
+    if (!freed_.empty())
+      atlahsPushFreed<Rec>(heap);
+  }
+}
+
+template <bool Rec> void EventEngine::atlahsCalc(TimeOnlyHeap &heap, Event e) {
+  const uint32_t g = e.op, h = e.rank(), c = s_.cpu(g);
+  uint64_t &clk = cpuClock(h, c);
+  if (clk <= e.time) {
+    uint64_t cpuTime = e.time + s_.size(g);
+    clk = cpuTime;
+    if constexpr (Rec) {
+      actStart_[g] = e.time;
+      cpuOwner(h, c) = g;
+      if (opt_.trace)
+        addInterval(h, g, c, Resource::Cpu, IntervalKind::Compute, e.time, cpuTime);
+    }
+    state_[g] = OpState::Started;
+    markStarted(h, g);
+    markDone<true>(h, g, cpuTime, g);
+    touch(h);
+  } else {
+    e.time = clk;
+    if constexpr (Rec)
+      setCause(g, cpuOwner(h, c), Via::Cpu);
+    heap.push(e);
+    ++res_.reinsertions;
+  }
+}
+
+template <bool Rec> void EventEngine::atlahsSend(TimeOnlyHeap &heap, Event e) {
+  const uint32_t g = e.op, h = e.rank(), c = s_.cpu(g), n = s_.nic(g), d = s_.peer(g);
+  const uint64_t t = e.time;
+  uint64_t &co = cpuClock(h, c), &cg = sendGap(h, n);
+  uint64_t ready = std::max(co, cg);
+  if (ready <= t) {
+    state_[g] = OpState::Started;
+    markStarted(h, g);
+    touch(h);
+    const uint64_t bytes = std::max<uint64_t>(s_.size(g), 1);   // ATLAHS: 0 bytes -> 1
+    PairCost pc = pairCost(h, d);
+    uint64_t cpuTime = t + p_.o + p_.O.forMessage(bytes);
+    co = cpuTime;
+    uint64_t bw = pc.G.forMessage(bytes);
+    cg = t + p_.g + bw;
+    // G is charged on the sending side: the message arrives after o, L and (s-1)G.
+    uint64_t arrival = cpuTime + pc.L + bw;
+    heap.push({arrival, seq_++, g, h | Event::MessageBit});
+    ++res_.messages;
+    res_.bytes += s_.size(g);
+    // ATLAHS keeps the sizes in a vector<int> for its "Average FCT".
+    fctSum_ += static_cast<double>(static_cast<int32_t>(static_cast<uint32_t>(bytes))) * 8 / 200;
+    bool eager = bytes <= p_.S;
+    if constexpr (Rec) {
+      actStart_[g] = t;
+      cpuOwner(h, c) = g;
+      sendOwner(h, n) = g;
+      setCause(msgAct(g), g, Via::Arrival);
+      if (opt_.trace) {
+        addInterval(h, g, c, Resource::Cpu, IntervalKind::SendOverhead, t, co);
+        addInterval(h, g, n, Resource::NicSend, IntervalKind::SendGap, t, cg);
+        traceMsg_[g] = static_cast<uint32_t>(opt_.trace->messages.size());
+        TraceMessage m;
+        m.sendOp = g;
+        m.src = h;
+        m.dst = d;
+        m.bytes = s_.size(g);
+        m.sendStart = t;
+        m.arrival = arrival;
+        m.rendezvous = !eager;
+        opt_.trace->messages.push_back(m);
+      }
+    }
+    if (eager) {
+      ++res_.eager;
+      markDone<true>(h, g, cpuTime, g);
+    } else {
+      ++res_.rendezvous;
+    }
+  } else {
+    e.time = ready;
+    if constexpr (Rec)
+      causeOfMax(g, co, cpuOwner(h, c), Via::Cpu, cg, sendOwner(h, n), Via::Nic);
+    heap.push(e);
+    ++res_.reinsertions;
+  }
+}
+
+template <bool Rec> void EventEngine::atlahsRecv(Event e) {
+  const uint32_t g = e.op, h = e.rank(), c = s_.cpu(g), n = s_.nic(g);
+  const uint64_t t = e.time;
+  state_[g] = OpState::Started;
+  markStarted(h, g);
+  touch(h);
+  if constexpr (Rec)
+    actStart_[g] = t;
+  const uint64_t bytes = std::max<uint64_t>(s_.size(g), 1);
+  MatchQueues::Entry m;
+  if (uq_.take(h, s_.peer(g), s_.tag(g), m)) {
+    if (t < m.time) {
+      res_.aborted = true;
+      res_.abort = {h, g, m.src, m.op, t, m.time};
+      return;
+    }
+    // ATLAHS reads the SEND gap clock here (nextgs), and sets the CPU clock even if
+    // that moves it backwards.
+    uint64_t nicTime = std::max(sendGap(h, n), t) + p_.g;
+    uint64_t cpuTime = nicTime + p_.o + p_.O.forMessage(bytes);
+    if constexpr (Rec) {
+      if (sendGap(h, n) > t) {
+        actStart_[g] = sendGap(h, n);
+        setCause(g, sendOwner(h, n), Via::Nic);
+      }
+      cpuOwner(h, c) = g;
+      recvOwner(h, n) = g;
+      if (opt_.trace) {
+        addInterval(h, g, c, Resource::Cpu, IntervalKind::RecvOverhead, t, cpuTime);
+        addInterval(h, g, n, Resource::NicRecv, IntervalKind::RecvGap, t, nicTime);
+        TraceMessage &tm = traceMessage(m.op);
+        tm.recvOp = g;
+        tm.received = t;
+        tm.completed = cpuTime;
+      }
+    }
+    cpuClock(h, c) = cpuTime;
+    recvGap(h, n) = nicTime;
+    if (bytes > p_.S) {
+      markDone<true>(m.src, m.op, cpuTime, g);
+      touch(m.src);
+      if (cpuClock(m.src, c) < cpuTime) {
+        cpuClock(m.src, c) = cpuTime;
+        if constexpr (Rec)
+          cpuOwner(m.src, c) = g;
+      }
+      if (sendGap(m.src, n) < nicTime) {
+        sendGap(m.src, n) = nicTime;
+        if constexpr (Rec)
+          sendOwner(m.src, n) = g;
+      }
+    }
+    markDone<true>(h, g, cpuTime, g);
+    touch(h);
+  } else {
+    rq_.append(h, g, s_.peer(g), s_.tag(g), t);
+  }
+}
+
+template <bool Rec> void EventEngine::atlahsMessage(TimeOnlyHeap &heap, Event e) {
+  const uint32_t g = e.op, src = e.rank(), d = s_.peer(g), n = s_.nic(g);
+  const uint64_t t = e.time;
+  MatchQueues::Entry r;
+  if (!rq_.take(d, src, s_.tag(g), r)) {
+    uq_.append(d, g, src, s_.tag(g), t);   // nothing is charged for an unexpected message
+    return;
+  }
+  // Charged on the posted recv's cpu, but on the sender's nic index.
+  const uint32_t c = s_.cpu(r.op);
+  const uint64_t bytes = std::max<uint64_t>(s_.size(g), 1);
+  uint64_t ready = std::max(cpuClock(d, c), recvGap(d, n));
+  if (ready > t) {
+    e.time = ready;
+    if constexpr (Rec)
+      causeOfMax(msgAct(g), cpuClock(d, c), cpuOwner(d, c), Via::Cpu, recvGap(d, n),
+                 recvOwner(d, n), Via::Nic);
+    heap.push(e);
+    ++res_.reinsertions;
+    rq_.append(d, r.op, r.src, r.tag, r.time);   // the recv goes to the back of its queue
+    return;
+  }
+  uint64_t nicTime = std::max(recvGap(d, n), t) + p_.g;
+  uint64_t cpuTime = nicTime + p_.o + p_.O.forMessage(bytes);
+  cpuClock(d, c) = cpuTime;
+  recvGap(d, n) = nicTime;
+  const uint32_t act = msgAct(g);
+  if constexpr (Rec) {
+    actStart_[act] = t;
+    cpuOwner(d, c) = act;
+    recvOwner(d, n) = act;
+    if (opt_.trace) {
+      addInterval(d, g, c, Resource::Cpu, IntervalKind::RecvOverhead, t, cpuTime);
+      addInterval(d, g, n, Resource::NicRecv, IntervalKind::RecvGap, t, nicTime);
+      TraceMessage &tm = traceMessage(g);
+      tm.recvOp = r.op;
+      tm.received = t;
+      tm.completed = cpuTime;
+    }
+  }
+  if (bytes > p_.S) {
+    // Rendezvous: the sender is released when the receive completes.
+    const uint32_t sc = s_.cpu(g);
+    markDone<true>(src, g, cpuTime, act);
+    touch(src);
+    if (cpuClock(src, sc) < cpuTime) {
+      cpuClock(src, sc) = cpuTime;
+      if constexpr (Rec)
+        cpuOwner(src, sc) = act;
+    }
+    if (sendGap(src, n) < nicTime) {
+      sendGap(src, n) = nicTime;
+      if constexpr (Rec)
+        sendOwner(src, n) = act;
+    }
+  }
+  markDone<true>(d, r.op, cpuTime, act);
+  touch(d);
+}
+
+template <bool Rec> void EventEngine::atlahsPushFreed(TimeOnlyHeap &heap) {
+  // Hosts in the order ATLAHS's unordered_set yields them; ops in release order, not
+  // sorted. Times: calc max(start, cpu clock), send max(start, send gap), recv start.
+  for (unsigned i = numTouched_; i-- > 0;) {
+    const uint32_t h = touched_[i];
+    for (const Freed &f : freed_) {
+      if (f.rank != h)
+        continue;
+      const uint32_t g = f.op;
+      uint64_t t = f.start;
+      OpKind k = s_.kind(g);
+      if (k == OpKind::Calc) {
+        uint32_t c = s_.cpu(g);
+        if constexpr (Rec)
+          causeOfMax(g, t, f.pred, Via::Dependency, cpuClock(h, c), cpuOwner(h, c), Via::Cpu);
+        t = std::max(t, cpuClock(h, c));
+      } else if (k == OpKind::Send) {
+        uint32_t n = s_.nic(g);
+        if constexpr (Rec)
+          causeOfMax(g, t, f.pred, Via::Dependency, sendGap(h, n), sendOwner(h, n), Via::Nic);
+        t = std::max(t, sendGap(h, n));
+      } else if constexpr (Rec) {
+        setCause(g, f.pred, Via::Dependency);
+      }
+      state_[g] = OpState::Queued;
+      heap.push({t, seq_++, g, h});
+    }
+  }
+  freed_.clear();
+}
+
+// =====================================================================================
+
+void EventEngine::collectStuck() {
+  std::vector<uint32_t> totalDeps;
+  for (uint32_t r = 0; r < P_; ++r) {
+    const uint32_t begin = s_.rankBegin(r), end = begin + s_.numOps(r);
+    bool haveWaiting = false;
+    for (uint32_t g = begin; g < end && !haveWaiting; ++g)
+      haveWaiting = state_[g] == OpState::Waiting;
+    if (haveWaiting) {
+      totalDeps.assign(end - begin, 0);
+      for (uint32_t g = begin; g < end; ++g)
+        for (uint32_t raw : s_.successorsRaw(g))
+          ++totalDeps[raw & ~Schedule::IRequiresBit];
+    }
+    std::vector<MatchQueues::Entry> posted, unexpected;
+    if (rq_.size(r))
+      posted = rq_.entries(r);
+    if (uq_.size(r))
+      unexpected = uq_.entries(r);
+    for (uint32_t g = begin; g < end; ++g) {
+      StuckItem item;
+      item.rank = r;
+      item.op = g;
+      switch (state_[g]) {
+      case OpState::Done:
+        continue;
+      case OpState::Waiting:
+      case OpState::Queued:
+        item.why = StuckItem::WaitsForDependencies;
+        item.pending = remaining_[g];
+        item.total = totalDeps.empty() ? 0 : totalDeps[g - begin];
+        break;
+      case OpState::Started:
+        if (s_.kind(g) != OpKind::Send)
+          continue;   // a posted recv: listed below, in posting order
+        item.why = StuckItem::RendezvousUnmatched;
+        break;
+      }
+      res_.stuck.push_back(item);
+    }
+    for (const auto &p : posted) {
+      StuckItem item;
+      item.why = StuckItem::RecvUnmatched;
+      item.rank = r;
+      item.op = p.op;
+      item.time = p.time;
+      res_.stuck.push_back(item);
+    }
+    for (const auto &u : unexpected) {
+      StuckItem item;
+      item.why = StuckItem::MessageUnreceived;
+      item.rank = r;
+      item.op = u.op;
+      item.time = u.time;
+      res_.stuck.push_back(item);
+    }
+  }
+}
+
+namespace {
+struct Phase {
+  Category cat;
+  int64_t amount;
+};
+} // namespace
+
+void EventEngine::extractCriticalPath() {
+  CriticalPath &cp = res_.criticalPath;
+  cp.valid = true;
+  if (res_.makespan == 0 || P_ == 0)
+    return;
+  const uint32_t H = res_.makespanRank;
+  uint32_t cStar = 0;
+  for (uint32_t c = 1; c < C_; ++c)
+    if (cpuClock(H, c) > cpuClock(H, cStar))
+      cStar = c;
+  const bool atlahs = opt_.engine == sim::Engine::Atlahs;
+
+  auto rankOf = [&](uint32_t g) {
+    // Largest r with rankBegin(r) <= g, skipping empty ranks.
+    uint32_t lo = 0, hi = P_;
+    while (hi - lo > 1) {
+      uint32_t mid = (lo + hi) / 2;
+      if (s_.rankBegin(mid) <= g)
+        lo = mid;
+      else
+        hi = mid;
+    }
+    return lo;
+  };
+
+  uint32_t cur = cpuOwner(H, cStar);
+  Via via = Via::Cpu;
+  int64_t end = static_cast<int64_t>(res_.makespan);
+  std::vector<PathStep> steps;
+  llvm::SmallVector<Phase, 4> phases;
+  while (cur != NoAct) {
+    PathStep st;
+    st.via = actVia_[cur];
+    const bool isMsg = cur >= numOps_;
+    const uint32_t g = isMsg ? static_cast<uint32_t>(cur - numOps_) : cur;
+    const uint32_t opRank = rankOf(g);
+    const OpKind k = s_.kind(g);
+    const int64_t start = static_cast<int64_t>(actStart_[cur]);
+    st.op = g;
+    st.start = static_cast<uint64_t>(start);
+    st.end = static_cast<uint64_t>(end);
+    phases.clear();
+    auto add = [&](Category c, uint64_t v) { phases.push_back({c, static_cast<int64_t>(v)}); };
+    if (isMsg || k == OpKind::Send) {
+      const uint32_t dst = s_.peer(g);
+      PairCost pc = pairCost(opRank, dst);
+      const uint64_t raw = s_.size(g);
+      const uint64_t bytes = atlahs ? std::max<uint64_t>(raw, 1) : raw;
+      const uint64_t cG = pc.G.forMessage(bytes), cO = p_.O.forMessage(bytes);
+      if (isMsg) {
+        st.kind = StepKind::Message;
+        st.rank = dst;
+        st.peer = opRank;
+        if (atlahs) {
+          add(Category::Gap, p_.g);
+          if (via != Via::Nic)
+            add(Category::Overhead, p_.o + cO);
+        } else if (via == Via::Nic) {
+          add(Category::Gap, p_.g);
+          add(Category::Bandwidth, cG);
+        } else {
+          add(Category::Overhead, p_.o);
+          add(cG >= cO ? Category::Bandwidth : Category::Overhead, std::max(cO, cG));
+        }
+      } else {
+        st.kind = StepKind::Send;
+        st.rank = opRank;
+        st.peer = dst;
+        if (via == Via::Nic) {
+          add(Category::Gap, p_.g);
+          add(Category::Bandwidth, cG);
+        } else if (via == Via::Arrival) {
+          add(Category::Overhead, p_.o + (atlahs ? cO : 0));
+          add(Category::Latency, pc.L);
+          if (atlahs)
+            add(Category::Bandwidth, cG);
+        } else {
+          add(Category::Overhead, p_.o);
+          add(Category::Overhead, cO);
+        }
+      }
+    } else if (k == OpKind::Calc) {
+      st.kind = StepKind::Calc;
+      st.rank = opRank;
+      add(Category::Computation, s_.size(g));
+    } else {
+      // A recv matched from the unexpected queue: free in LogGOPSim (its message paid
+      // on arrival); in ATLAHS it pays g and o here.
+      st.kind = StepKind::Recv;
+      st.rank = opRank;
+      st.peer = s_.peer(g);
+      if (atlahs) {
+        const uint64_t bytes = std::max<uint64_t>(s_.size(g), 1);
+        add(Category::Gap, p_.g);
+        if (via != Via::Nic)
+          add(Category::Overhead, p_.o + p_.O.forMessage(bytes));
+      }
+    }
+    // Fit the phases into [start, end): exact, longer (the rest is waiting), or cut.
+    const int64_t len = end - start;
+    int64_t sum = 0;
+    bool negative = false;
+    for (const Phase &ph : phases) {
+      sum += ph.amount;
+      negative |= ph.amount < 0;
+    }
+    if (sum == len || (len > sum)) {
+      for (const Phase &ph : phases)
+        st.amount[unsigned(ph.cat)] += ph.amount;
+      if (len > sum)
+        st.amount[unsigned(Category::Wait)] += len - sum;
+    } else if (!negative && len >= 0) {
+      int64_t left = len;
+      for (const Phase &ph : phases) {
+        int64_t take = std::min(ph.amount, left);
+        st.amount[unsigned(ph.cat)] += take;
+        left -= take;
+      }
+    } else {
+      st.amount[unsigned(Category::Wait)] += len;
+    }
+    steps.push_back(st);
+    via = actVia_[cur];
+    end = start;
+    cur = actPred_[cur];
+  }
+  if (end != 0 && !steps.empty())
+    steps.back().amount[unsigned(Category::Wait)] += end;   // time before the first step
+  std::reverse(steps.begin(), steps.end());
+  for (const PathStep &st : steps)
+    for (unsigned c = 0; c < NumCategories; ++c)
+      cp.total[c] += st.amount[c];
+  cp.steps = std::move(steps);
+}
+
+SimResult EventEngine::run() {
+  res_.engine = opt_.engine;
+  res_.numRanks = P_;
+  res_.numCpus = C_;
+  res_.numNics = N_;
+  recording_ = opt_.criticalPath || opt_.trace;
+  if (opt_.criticalPath && numOps_ >= 0x7FFFFFFFull)
+    recording_ = opt_.trace != nullptr;   // activity ids would not fit; no path
+
+  remaining_.assign(numOps_, 0);
+  for (uint32_t r = 0; r < P_; ++r) {
+    const uint32_t base = s_.rankBegin(r), end = base + s_.numOps(r);
+    for (uint32_t g = base; g < end; ++g)
+      for (uint32_t raw : s_.successorsRaw(g))
+        ++remaining_[base + (raw & ~Schedule::IRequiresBit)];
+  }
+  state_.assign(numOps_, OpState::Waiting);
+  nexto_.assign(size_t(P_) * C_, 0);
+  nextgs_.assign(size_t(P_) * N_, 0);
+  nextgr_.assign(size_t(P_) * N_, 0);
+  freed_.reserve(64);
+  scratch_.reserve(64);
+  if (opt_.engine == sim::Engine::Atlahs) {
+    depStart_.assign(numOps_, 0);
+    depPred_.assign(numOps_, NoAct);
+  }
+  if (recording_) {
+    actStart_.assign(2 * numOps_, 0);
+    actPred_.assign(2 * numOps_, NoAct);
+    actVia_.assign(2 * numOps_, Via::Start);
+    ownO_.assign(size_t(P_) * C_, NoAct);
+    ownGs_.assign(size_t(P_) * N_, NoAct);
+    ownGr_.assign(size_t(P_) * N_, NoAct);
+    if (opt_.trace)
+      traceMsg_.assign(numOps_, 0);
+  }
+
+  auto t0 = std::chrono::steady_clock::now();
+  if (opt_.engine == sim::Engine::Atlahs) {
+    if (recording_)
+      runAtlahs<true>();
+    else
+      runAtlahs<false>();
+  } else {
+    if (recording_)
+      runLgs<true>();
+    else
+      runLgs<false>();
+  }
+  res_.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  res_.events = seq_;
+  res_.atlahsAverageFct = fctSum_ / static_cast<double>(res_.messages);
+
+  res_.cpuFinish = nexto_;
+  res_.hostFinish.assign(P_, 0);
+  for (uint32_t r = 0; r < P_; ++r) {
+    uint64_t m = 0;
+    for (uint32_t c = 0; c < C_; ++c)
+      m = std::max(m, cpuClock(r, c));
+    res_.hostFinish[r] = m;
+    if (m > res_.makespan) {
+      res_.makespan = m;
+      res_.makespanRank = r;
+    }
+  }
+  if (!res_.aborted)
+    collectStuck();
+  if (opt_.criticalPath && recording_ && res_.finished())
+    extractCriticalPath();
+  return std::move(res_);
+}
+
+} // namespace
+
+SimResult simulate(const Schedule &s, const SimOptions &opts) {
+  EventEngine e(s, opts);
+  return e.run();
+}
+
+} // namespace infracc::sim
