@@ -143,16 +143,34 @@ void reportStuck(DiagEngine &diags, const std::string &where, const SimResult &r
                                  "time reached {} ns)",
                                  what, ranks, ranks == 1 ? "" : "s", r.makespan));
   const bool atlahs = r.engine == Engine::Atlahs;
+  // By rank; within a rank its operations in program order, then the messages that
+  // arrived there unreceived (in arrival order).
+  std::vector<const StuckItem *> order;
+  for (const StuckItem &it : r.stuck)
+    order.push_back(&it);
+  std::stable_sort(order.begin(), order.end(), [](const StuckItem *a, const StuckItem *b) {
+    bool am = a->why == StuckItem::MessageUnreceived, bm = b->why == StuckItem::MessageUnreceived;
+    if (a->rank != b->rank)
+      return a->rank < b->rank;
+    if (am != bm)
+      return bm;
+    return !am && a->op < b->op;
+  });
   unsigned shown = 0;
-  for (const StuckItem &it : r.stuck) {
+  for (const StuckItem *item : order) {
+    const StuckItem &it = *item;
     if (maxItems && shown == maxItems)
       break;
     ++shown;
     std::string line;
     switch (it.why) {
     case StuckItem::WaitsForDependencies:
-      line = fmt::format("rank {}: {}: never started: waits for {} of its {} dependencies", it.rank,
-                         describeOp(s, it.rank, it.op), it.pending, it.total);
+      line = it.total == 1
+                 ? fmt::format("rank {}: {}: never started: its dependency was never satisfied",
+                               it.rank, describeOp(s, it.rank, it.op))
+                 : fmt::format("rank {}: {}: never started: {} of its {} dependencies were never "
+                               "satisfied",
+                               it.rank, describeOp(s, it.rank, it.op), it.pending, it.total);
       break;
     case StuckItem::RecvUnmatched:
       line = fmt::format("rank {}: {}: posted at {} ns, no matching message arrived", it.rank,
@@ -243,15 +261,19 @@ nlohmann::ordered_json jsonReport(const SimResult &r, const Schedule &s, const L
       json js;
       js["kind"] = stepKindName(st.kind);
       js["rank"] = st.rank;
-      uint32_t opRank = st.kind == StepKind::Message ? st.peer : st.rank;
-      js["op"] = st.op - s.rankBegin(opRank);
-      llvm::StringRef label = s.label(st.op);
-      if (!label.empty())
-        js["label"] = label.str();
-      if (st.kind == StepKind::Message)
+      if (st.kind == StepKind::Message) {
+        // A message being received at `rank`; it is named by its send op.
         js["from_rank"] = st.peer;
-      else if (st.kind == StepKind::Send)
-        js["to_rank"] = st.peer;
+        js["send_op"] = st.op - s.rankBegin(st.peer);
+        if (llvm::StringRef label = s.label(st.op); !label.empty())
+          js["send_label"] = label.str();
+      } else {
+        js["op"] = st.op - s.rankBegin(st.rank);
+        if (llvm::StringRef label = s.label(st.op); !label.empty())
+          js["label"] = label.str();
+        if (st.kind == StepKind::Send)
+          js["to_rank"] = st.peer;
+      }
       js["via"] = viaName(st.via);
       js["start_ns"] = st.start;
       js["end_ns"] = st.end;
