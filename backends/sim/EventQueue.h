@@ -1,9 +1,12 @@
 // Event records and the priority queues of the simulator's event loop.
 //
 // The LogGOPSim engine orders events by (time, seq) with a unique seq, so any correct
-// priority queue pops the same sequence; a 4-ary heap keeps it shallow and cache
-// friendly. Times are not monotone (a freed op may be scheduled "in the past", as in
-// LogGOPSim), which rules out radix/bucket queues.
+// priority queue pops the same sequence. EventQueue is a radix heap on time (O(1) push,
+// amortised O(log range) pop) with the events of the current time kept in seq order.
+// Times are not quite monotone: a freed op may be scheduled before the current time
+// (LogGOPSim does not carry a predecessor's finish time to another CPU). Such events go
+// to a small 4-ary heap that is always drained first: each of them is earlier than
+// everything in the radix heap.
 //
 // ATLAHS's engine compares times only, so the order of simultaneous events is whatever
 // std::priority_queue (a binary heap via std::push_heap/pop_heap) leaves. TimeOnlyHeap
@@ -74,10 +77,82 @@ public:
   }
 
 private:
-  static bool before(const Event &a, const Event &b) {
-    return a.time < b.time || (a.time == b.time && a.seq < b.seq);
+  // (time, seq) as one 128-bit number: a single compare, no branch on equal times.
+  static unsigned __int128 key(const Event &e) {
+    return (static_cast<unsigned __int128>(e.time) << 64) | e.seq;
   }
+  static bool before(const Event &a, const Event &b) { return key(a) < key(b); }
   std::vector<Event> h_;
+};
+
+class EventQueue {
+public:
+  bool empty() const { return size_ == 0; }
+  size_t size() const { return size_; }
+  void reserve(size_t n) { buckets_[0].reserve(n); }
+
+  void push(const Event &e) {
+    ++size_;
+    if (e.time < last_) {
+      past_.push(e);
+      return;
+    }
+    if (e.time == last_) {
+      // Usually the newest seq; a retried event keeps its old seq: keep seq order.
+      std::vector<Event> &b = buckets_[0];
+      b.push_back(e);
+      for (size_t i = b.size() - 1; i > head0_ && b[i - 1].seq > b[i].seq; --i)
+        std::swap(b[i - 1], b[i]);
+      return;
+    }
+    unsigned k = bucketOf(e.time);
+    buckets_[k].push_back(e);
+    mask_ |= uint64_t(1) << (k - 1);
+  }
+
+  Event pop() {
+    --size_;
+    if (!past_.empty())
+      return past_.pop();
+    std::vector<Event> &b0 = buckets_[0];
+    if (head0_ < b0.size())
+      return b0[head0_++];
+    b0.clear();
+    head0_ = 0;
+    // Redistribute the lowest non-empty bucket around its minimum time.
+    unsigned k = static_cast<unsigned>(__builtin_ctzll(mask_)) + 1;
+    std::vector<Event> &bk = buckets_[k];
+    uint64_t m = bk.front().time;
+    for (const Event &e : bk)
+      m = std::min(m, e.time);
+    last_ = m;
+    mask_ &= ~(uint64_t(1) << (k - 1));
+    for (const Event &e : bk) {
+      if (e.time == m) {
+        b0.push_back(e);
+      } else {
+        unsigned j = bucketOf(e.time);
+        buckets_[j].push_back(e);
+        mask_ |= uint64_t(1) << (j - 1);
+      }
+    }
+    bk.clear();
+    if (b0.size() > 1)
+      std::sort(b0.begin(), b0.end(), [](const Event &a, const Event &b) { return a.seq < b.seq; });
+    return b0[head0_++];
+  }
+
+private:
+  unsigned bucketOf(uint64_t time) const {
+    return 64 - static_cast<unsigned>(__builtin_clzll(time ^ last_));
+  }
+
+  uint64_t last_ = 0;          // time of the events in buckets_[0]
+  uint64_t mask_ = 0;          // bit k-1 set: buckets_[k] is not empty
+  size_t head0_ = 0;           // next event of buckets_[0]
+  size_t size_ = 0;
+  std::vector<Event> buckets_[65];
+  QuadHeap past_;
 };
 
 class TimeOnlyHeap {

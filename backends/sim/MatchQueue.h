@@ -1,12 +1,14 @@
 // Per-rank matching queues (posted receives, unexpected messages) with LogGOPSim's
-// semantics but without its linear lists:
+// semantics but without its cost on long queues:
 //
 //   * LogGOPSim (LIST_MATCH): a list searched front to back; the first entry matching
 //     (source, tag) wins, and ANY_SOURCE / ANY_TAG on either side match anything.
-//     Here: entries without wildcards sit in FIFO buckets keyed by (source, tag),
-//     entries with a wildcard in one insertion-ordered list, and every entry carries
-//     its insertion number, so "the first match in list order" is the oldest among the
-//     candidate bucket heads and the first matching wildcard entry.
+//     Short queues (the common case) are exactly that: one insertion-ordered list.
+//     A queue that grows beyond ListLimit entries switches to FIFO buckets keyed by
+//     (source, tag) for entries without wildcards plus one insertion-ordered list for
+//     entries with a wildcard; every entry carries its insertion number, so "the first
+//     match in list order" is the oldest among the candidate bucket heads and the first
+//     matching wildcard entry. It switches back when it empties.
 //   * ATLAHS (hash map of FIFO queues): the key (source, tag) must be equal; -1 is just
 //     a value. `exactOnly` gives that.
 //
@@ -57,6 +59,7 @@ public:
     uint32_t next = None;
   };
   static constexpr uint32_t None = 0xFFFFFFFFu;
+  static constexpr uint32_t ListLimit = 16;
 
   MatchQueues(uint32_t numRanks, bool exactOnly) : ranks_(numRanks), exactOnly_(exactOnly) {}
 
@@ -71,12 +74,13 @@ public:
     e.next = None;
     PerRank &r = ranks_[rank];
     ++r.size;
-    if (!exactOnly_ && (src == Wildcard || tag == Wildcard)) {
-      link(r.wildHead, r.wildTail, id);
+    if (!r.hashed) {
+      link(r.listHead, r.listTail, id);
+      if (r.size > ListLimit)
+        toHashed(r);
       return;
     }
-    Bucket &b = r.exact[MatchKey{src, tag, 0}];
-    link(b.head, b.tail, id);
+    place(r, id);
   }
 
   /// Removes the entry a search for (src, tag) finds, into `out`; false if none.
@@ -84,6 +88,8 @@ public:
     PerRank &r = ranks_[rank];
     if (r.size == 0)
       return false;
+    if (!r.hashed)
+      return takeFromList(r, r.listHead, r.listTail, src, tag, ~uint64_t(0), out);
     if (exactOnly_) {
       auto it = r.exact.find(MatchKey{src, tag, 0});
       if (it == r.exact.end())
@@ -98,7 +104,7 @@ public:
       best = r.exact.find(MatchKey{src, tag, 0});
       if (best != r.exact.end())
         bestOrder = pool_[best->second.head].order;
-    } else if (!r.exact.empty()) {
+    } else {
       for (auto it = r.exact.begin(), e = r.exact.end(); it != e; ++it) {
         if ((src == Wildcard || it->first.src == src) && (tag == Wildcard || it->first.tag == tag)) {
           uint64_t o = pool_[it->second.head].order;
@@ -109,25 +115,9 @@ public:
         }
       }
     }
-    // First matching wildcard entry, if older.
-    for (uint32_t prev = None, id = r.wildHead; id != None; prev = id, id = pool_[id].next) {
-      const Entry &e = pool_[id];
-      if (e.order > bestOrder)
-        break;
-      if ((src == Wildcard || e.src == Wildcard || e.src == src) &&
-          (tag == Wildcard || e.tag == Wildcard || e.tag == tag)) {
-        out = e;
-        if (prev == None)
-          r.wildHead = e.next;
-        else
-          pool_[prev].next = e.next;
-        if (r.wildTail == id)
-          r.wildTail = prev;
-        release(id);
-        --r.size;
-        return true;
-      }
-    }
+    // The first matching wildcard entry wins if it is older.
+    if (takeFromList(r, r.wildHead, r.wildTail, src, tag, bestOrder, out))
+      return true;
     if (best == r.exact.end())
       return false;
     takeHead(r, best, out);
@@ -144,10 +134,64 @@ private:
     uint32_t head = None, tail = None;
   };
   struct PerRank {
-    llvm::DenseMap<MatchKey, Bucket> exact;
-    uint32_t wildHead = None, wildTail = None;
     uint32_t size = 0;
+    bool hashed = false;
+    uint32_t listHead = None, listTail = None;   // list mode: every entry, in order
+    uint32_t wildHead = None, wildTail = None;   // hashed mode: entries with a wildcard
+    llvm::DenseMap<MatchKey, Bucket> exact;      // hashed mode: the others
   };
+
+  static bool matches(const Entry &e, uint32_t src, uint32_t tag) {
+    return (src == Wildcard || e.src == Wildcard || e.src == src) &&
+           (tag == Wildcard || e.tag == Wildcard || e.tag == tag);
+  }
+
+  /// Takes the first entry of a list that matches and is older than `olderThan`.
+  bool takeFromList(PerRank &r, uint32_t &head, uint32_t &tail, uint32_t src, uint32_t tag,
+                    uint64_t olderThan, Entry &out) {
+    for (uint32_t prev = None, id = head; id != None; prev = id, id = pool_[id].next) {
+      const Entry &e = pool_[id];
+      if (e.order > olderThan)
+        return false;
+      bool hit = exactOnly_ ? (e.src == src && e.tag == tag) : matches(e, src, tag);
+      if (!hit)
+        continue;
+      out = e;
+      if (prev == None)
+        head = e.next;
+      else
+        pool_[prev].next = e.next;
+      if (tail == id)
+        tail = prev;
+      release(id);
+      if (--r.size == 0)
+        r.hashed = false;   // back to list mode (all lists and buckets are empty)
+      return true;
+    }
+    return false;
+  }
+
+  void place(PerRank &r, uint32_t id) {
+    Entry &e = pool_[id];
+    e.next = None;
+    if (!exactOnly_ && (e.src == Wildcard || e.tag == Wildcard)) {
+      link(r.wildHead, r.wildTail, id);
+      return;
+    }
+    Bucket &b = r.exact[MatchKey{e.src, e.tag, 0}];
+    link(b.head, b.tail, id);
+  }
+
+  void toHashed(PerRank &r) {
+    r.hashed = true;
+    uint32_t id = r.listHead;
+    r.listHead = r.listTail = None;
+    while (id != None) {
+      uint32_t next = pool_[id].next;
+      place(r, id);
+      id = next;
+    }
+  }
 
   uint32_t allocate() {
     if (free_ != None) {
@@ -176,7 +220,8 @@ private:
     if (out.next == None)
       r.exact.erase(it);
     release(id);
-    --r.size;
+    if (--r.size == 0)
+      r.hashed = false;
   }
 
   std::vector<PerRank> ranks_;

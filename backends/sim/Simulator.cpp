@@ -79,10 +79,29 @@ namespace {
 enum class OpState : uint8_t { Waiting, Queued, Started, Done };
 constexpr uint32_t NoAct = 0xFFFFFFFFu;
 
+/// What the event loop needs of an op, in one place: the schedule's fields live in
+/// separate arrays, and touching six of them per event costs six cache misses on
+/// large schedules.
+struct OpRec {
+  uint64_t size;
+  uint32_t peer, tag;
+  uint32_t succBegin;   // first successor in the schedule's successor array
+  uint32_t remaining;   // dependencies not yet satisfied
+  uint16_t cpu, nic;
+  OpKind kind;
+  OpState state;
+  uint8_t hasIRequires;   // some successor irequires this op
+};
+static_assert(sizeof(OpRec) == 32);
+
 struct Freed {
   uint32_t rank, op;
-  uint64_t start;   // atlahs: finish time of the latest requires-predecessor (0 via irequires)
-  uint32_t pred;    // atlahs, critical path: the activity that gave `start`
+};
+/// atlahs only, parallel to the freed ops: the finish time of the latest
+/// requires-predecessor (0 when freed by irequires) and the activity that gave it.
+struct Carried {
+  uint64_t start;
+  uint32_t pred;
 };
 
 class EventEngine {
@@ -110,15 +129,24 @@ private:
   }
   uint32_t msgAct(uint32_t sendOp) const { return static_cast<uint32_t>(numOps_ + sendOp); }
 
+  llvm::ArrayRef<uint32_t> successors(uint32_t g) const {
+    return {succBase_ + ops_[g].succBegin, succBase_ + ops_[g + 1].succBegin};
+  }
+
   /// LogGOPSim's MarkNodeAsStarted: frees irequires-successors whose count drops to 0.
-  void markStarted(uint32_t rank, uint32_t g) {
+  template <bool Carry> void markStarted(uint32_t rank, uint32_t g) {
+    if (!ops_[g].hasIRequires)
+      return;
     uint32_t base = s_.rankBegin(rank);
-    for (uint32_t raw : s_.successorsRaw(g)) {
+    for (uint32_t raw : successors(g)) {
       if (!(raw & Schedule::IRequiresBit))
         continue;
       uint32_t succ = base + (raw & ~Schedule::IRequiresBit);
-      if (--remaining_[succ] == 0)
-        freed_.push_back({rank, succ, 0, NoAct});
+      if (--ops_[succ].remaining == 0) {
+        freed_.push_back({rank, succ});
+        if constexpr (Carry)
+          carried_.push_back({0, NoAct});
+      }
     }
   }
 
@@ -128,12 +156,12 @@ private:
   /// the other side of S).
   template <bool Carry>
   void markDone(uint32_t rank, uint32_t g, uint64_t finish = 0, uint32_t act = NoAct) {
-    if (state_[g] != OpState::Done) {
-      state_[g] = OpState::Done;
+    if (ops_[g].state != OpState::Done) {
+      ops_[g].state = OpState::Done;
       ++res_.opsDone;
     }
     uint32_t base = s_.rankBegin(rank);
-    for (uint32_t raw : s_.successorsRaw(g)) {
+    for (uint32_t raw : successors(g)) {
       if (raw & Schedule::IRequiresBit)
         break;   // requires-successors come first
       uint32_t succ = base + raw;
@@ -144,8 +172,11 @@ private:
           depPred_[succ] = act;
         }
       }
-      if (--remaining_[succ] == 0)
-        freed_.push_back({rank, succ, Carry ? depStart_[succ] : 0, Carry ? depPred_[succ] : NoAct});
+      if (--ops_[succ].remaining == 0) {
+        freed_.push_back({rank, succ});
+        if constexpr (Carry)
+          carried_.push_back({depStart_[succ], depPred_[succ]});
+      }
     }
   }
 
@@ -172,16 +203,16 @@ private:
     // LogGOPSim: std::sort(free_ops, gnp_op_comp_func()) - libstdc++ introsort, NOT
     // stable beyond 16 elements; the same call on the same sequence gives the same
     // permutation.
-    std::sort(v.begin(), v.end(), [this](uint32_t a, uint32_t b) { return s_.kind(a) < s_.kind(b); });
+    std::sort(v.begin(), v.end(), [this](uint32_t a, uint32_t b) { return ops_[a].kind < ops_[b].kind; });
   }
 
   // --- LogGOPSim v1 ------------------------------------------------------------------
   template <bool Rec> void runLgs();
-  template <bool Rec> void lgsCalc(QuadHeap &heap, Event e);
-  template <bool Rec> void lgsSend(QuadHeap &heap, Event e);
+  template <bool Rec> void lgsCalc(EventQueue &heap, Event e);
+  template <bool Rec> void lgsSend(EventQueue &heap, Event e);
   template <bool Rec> void lgsRecv(Event e);
-  template <bool Rec> void lgsMessage(QuadHeap &heap, Event e);
-  template <bool Rec> void lgsPushFreed(QuadHeap &heap);
+  template <bool Rec> void lgsMessage(EventQueue &heap, Event e);
+  template <bool Rec> void lgsPushFreed(EventQueue &heap);
 
   // --- ATLAHS ------------------------------------------------------------------------
   template <bool Rec> void runAtlahs();
@@ -208,11 +239,12 @@ private:
   const uint64_t numOps_;
   bool recording_ = false;
 
-  std::vector<uint32_t> remaining_;
-  std::vector<OpState> state_;
+  std::vector<OpRec> ops_;      // numOps + 1 (the last only ends the successor ranges)
+  const uint32_t *succBase_ = nullptr;
   std::vector<uint64_t> nexto_, nextgs_, nextgr_;
   MatchQueues rq_, uq_;
   std::vector<Freed> freed_;
+  std::vector<Carried> carried_;
   std::vector<uint32_t> scratch_;
   uint64_t seq_ = 0;
   SimResult res_;
@@ -238,19 +270,19 @@ private:
 // =====================================================================================
 
 template <bool Rec> void EventEngine::runLgs() {
-  QuadHeap heap;
+  EventQueue heap;
   heap.reserve(size_t(P_) * 4);
   // Initial executable ops: hosts in order, roots in index order sorted by type.
   for (uint32_t h = 0; h < P_; ++h) {
     scratch_.clear();
     uint32_t end = s_.rankBegin(h) + s_.numOps(h);
     for (uint32_t g = s_.rankBegin(h); g < end; ++g)
-      if (remaining_[g] == 0)
+      if (ops_[g].remaining == 0)
         scratch_.push_back(g);
     if (scratch_.size() > 1)
       sortByKind(scratch_);
     for (uint32_t g : scratch_) {
-      state_[g] = OpState::Queued;
+      ops_[g].state = OpState::Queued;
       heap.push({0, seq_++, g, h});
       if constexpr (Rec)
         setCause(g, NoAct, Via::Start);
@@ -261,7 +293,7 @@ template <bool Rec> void EventEngine::runLgs() {
     if (e.isMessage())
       lgsMessage<Rec>(heap, e);
     else
-      switch (s_.kind(e.op)) {
+      switch (ops_[e.op].kind) {
       case OpKind::Calc: lgsCalc<Rec>(heap, e); break;
       case OpKind::Send: lgsSend<Rec>(heap, e); break;
       default: lgsRecv<Rec>(e); break;
@@ -271,19 +303,19 @@ template <bool Rec> void EventEngine::runLgs() {
   }
 }
 
-template <bool Rec> void EventEngine::lgsCalc(QuadHeap &heap, Event e) {
-  const uint32_t g = e.op, h = e.rank(), c = s_.cpu(g);
+template <bool Rec> void EventEngine::lgsCalc(EventQueue &heap, Event e) {
+  const uint32_t g = e.op, h = e.rank(), c = ops_[g].cpu;
   uint64_t &clk = cpuClock(h, c);
   if (clk <= e.time) {
-    clk = e.time + s_.size(g);
+    clk = e.time + ops_[g].size;
     if constexpr (Rec) {
       actStart_[g] = e.time;
       cpuOwner(h, c) = g;
       if (opt_.trace)
         addInterval(h, g, c, Resource::Cpu, IntervalKind::Compute, e.time, clk);
     }
-    state_[g] = OpState::Started;
-    markStarted(h, g);
+    ops_[g].state = OpState::Started;
+    markStarted<false>(h, g);
     markDone<false>(h, g);
   } else {
     e.time = clk;
@@ -294,13 +326,13 @@ template <bool Rec> void EventEngine::lgsCalc(QuadHeap &heap, Event e) {
   }
 }
 
-template <bool Rec> void EventEngine::lgsSend(QuadHeap &heap, Event e) {
-  const uint32_t g = e.op, h = e.rank(), c = s_.cpu(g), n = s_.nic(g), d = s_.peer(g);
-  const uint64_t bytes = s_.size(g), t = e.time;
+template <bool Rec> void EventEngine::lgsSend(EventQueue &heap, Event e) {
+  const uint32_t g = e.op, h = e.rank(), c = ops_[g].cpu, n = ops_[g].nic, d = ops_[g].peer;
+  const uint64_t bytes = ops_[g].size, t = e.time;
   uint64_t &co = cpuClock(h, c), &cg = sendGap(h, n);
   if (std::max(co, cg) <= t) {
-    state_[g] = OpState::Started;
-    markStarted(h, g);
+    ops_[g].state = OpState::Started;
+    markStarted<false>(h, g);
     PairCost pc = pairCost(h, d);
     co = t + p_.o + p_.O.forMessage(bytes);
     cg = t + p_.g + pc.G.forMessage(bytes);
@@ -348,16 +380,16 @@ template <bool Rec> void EventEngine::lgsRecv(Event e) {
   // Posting a recv costs nothing and needs no free resource.
   const uint32_t g = e.op, h = e.rank();
   const uint64_t t = e.time;
-  state_[g] = OpState::Started;
-  markStarted(h, g);
+  ops_[g].state = OpState::Started;
+  markStarted<false>(h, g);
   if constexpr (Rec)
     actStart_[g] = t;
   MatchQueues::Entry m;
-  if (uq_.take(h, s_.peer(g), s_.tag(g), m)) {
+  if (uq_.take(h, ops_[g].peer, ops_[g].tag, m)) {
     // The message's o and G were charged when it arrived. The eager/rendezvous decision
     // uses the RECV's size, and the sender's clocks are raised with the recv's indices.
-    if (s_.size(g) > p_.S) {
-      const uint32_t src = m.src, c = s_.cpu(g), n = s_.nic(g);
+    if (ops_[g].size > p_.S) {
+      const uint32_t src = m.src, c = ops_[g].cpu, n = ops_[g].nic;
       markDone<false>(src, m.op);
       if (cpuClock(src, c) < t) {
         cpuClock(src, c) = t;
@@ -379,13 +411,13 @@ template <bool Rec> void EventEngine::lgsRecv(Event e) {
     }
     markDone<false>(h, g);
   } else {
-    rq_.append(h, g, s_.peer(g), s_.tag(g), t);
+    rq_.append(h, g, ops_[g].peer, ops_[g].tag, t);
   }
 }
 
-template <bool Rec> void EventEngine::lgsMessage(QuadHeap &heap, Event e) {
-  const uint32_t g = e.op, src = e.rank(), d = s_.peer(g), c = s_.cpu(g), n = s_.nic(g);
-  const uint64_t bytes = s_.size(g), t = e.time;
+template <bool Rec> void EventEngine::lgsMessage(EventQueue &heap, Event e) {
+  const uint32_t g = e.op, src = e.rank(), d = ops_[g].peer, c = ops_[g].cpu, n = ops_[g].nic;
+  const uint64_t bytes = ops_[g].size, t = e.time;
   // The receiver is charged on the SENDER's cpu and nic indices.
   uint64_t &co = cpuClock(d, c), &cr = recvGap(d, n);
   if (std::max(co, cr) <= t) {
@@ -407,7 +439,7 @@ template <bool Rec> void EventEngine::lgsMessage(QuadHeap &heap, Event e) {
       }
     }
     MatchQueues::Entry r;
-    if (rq_.take(d, src, s_.tag(g), r)) {
+    if (rq_.take(d, src, ops_[g].tag, r)) {
       if (bytes > p_.S) {
         // Rendezvous: the send completes now; the sender's clocks jump to now (no ack).
         markDone<false>(src, g);
@@ -427,7 +459,7 @@ template <bool Rec> void EventEngine::lgsMessage(QuadHeap &heap, Event e) {
           traceMessage(g).recvOp = r.op;
       markDone<false>(d, r.op);
     } else {
-      uq_.append(d, g, src, s_.tag(g), t);
+      uq_.append(d, g, src, ops_[g].tag, t);
     }
   } else {
     e.time = std::max(co, cr);
@@ -438,37 +470,46 @@ template <bool Rec> void EventEngine::lgsMessage(QuadHeap &heap, Event e) {
   }
 }
 
-template <bool Rec> void EventEngine::lgsPushFreed(QuadHeap &heap) {
+template <bool Rec> void EventEngine::lgsPushFreed(EventQueue &heap) {
   // Hosts in ascending order; each host's freed ops in the order they were freed,
   // then sorted by type (send < recv < calc). Their time is the host's clock now: the
   // predecessor's finish time is not carried over.
   while (!freed_.empty()) {
     uint32_t h = freed_.front().rank;
-    for (const Freed &f : freed_)
-      h = std::min(h, f.rank);
-    scratch_.clear();
-    size_t keep = 0;
+    bool oneHost = true;
     for (const Freed &f : freed_) {
-      if (f.rank == h)
-        scratch_.push_back(f.op);
-      else
-        freed_[keep++] = f;
+      oneHost &= f.rank == h;
+      h = std::min(h, f.rank);
     }
-    freed_.resize(keep);
+    scratch_.clear();
+    if (oneHost) {
+      for (const Freed &f : freed_)
+        scratch_.push_back(f.op);
+      freed_.clear();
+    } else {
+      size_t keep = 0;
+      for (size_t i = 0; i < freed_.size(); ++i) {
+        if (freed_[i].rank == h)
+          scratch_.push_back(freed_[i].op);
+        else
+          freed_[keep++] = freed_[i];
+      }
+      freed_.erase(freed_.begin() + keep, freed_.end());
+    }
     if (scratch_.size() > 1)
       sortByKind(scratch_);
     for (uint32_t g : scratch_) {
-      const uint32_t c = s_.cpu(g);
+      const uint32_t c = ops_[g].cpu;
       uint64_t t = cpuClock(h, c);
-      if (s_.kind(g) == OpKind::Send) {
-        const uint32_t n = s_.nic(g);
+      if (ops_[g].kind == OpKind::Send) {
+        const uint32_t n = ops_[g].nic;
         if constexpr (Rec)
           causeOfMax(g, t, cpuOwner(h, c), Via::Cpu, sendGap(h, n), sendOwner(h, n), Via::Nic);
         t = std::max(t, sendGap(h, n));
       } else if constexpr (Rec) {
         setCause(g, cpuOwner(h, c), Via::Cpu);
       }
-      state_[g] = OpState::Queued;
+      ops_[g].state = OpState::Queued;
       heap.push({t, seq_++, g, h});
     }
   }
@@ -485,8 +526,8 @@ template <bool Rec> void EventEngine::runAtlahs() {
   for (uint32_t h = 0; h < P_; ++h) {
     uint32_t end = s_.rankBegin(h) + s_.numOps(h);
     for (uint32_t g = s_.rankBegin(h); g < end; ++g)
-      if (remaining_[g] == 0) {
-        state_[g] = OpState::Queued;
+      if (ops_[g].remaining == 0) {
+        ops_[g].state = OpState::Queued;
         heap.push({0, seq_++, g, h});
         if constexpr (Rec)
           setCause(g, NoAct, Via::Start);
@@ -498,7 +539,7 @@ template <bool Rec> void EventEngine::runAtlahs() {
     if (e.isMessage())
       atlahsMessage<Rec>(heap, e);
     else
-      switch (s_.kind(e.op)) {
+      switch (ops_[e.op].kind) {
       case OpKind::Calc: atlahsCalc<Rec>(heap, e); break;
       case OpKind::Send: atlahsSend<Rec>(heap, e); break;
       default: atlahsRecv<Rec>(e); break;
@@ -509,10 +550,10 @@ template <bool Rec> void EventEngine::runAtlahs() {
 }
 
 template <bool Rec> void EventEngine::atlahsCalc(TimeOnlyHeap &heap, Event e) {
-  const uint32_t g = e.op, h = e.rank(), c = s_.cpu(g);
+  const uint32_t g = e.op, h = e.rank(), c = ops_[g].cpu;
   uint64_t &clk = cpuClock(h, c);
   if (clk <= e.time) {
-    uint64_t cpuTime = e.time + s_.size(g);
+    uint64_t cpuTime = e.time + ops_[g].size;
     clk = cpuTime;
     if constexpr (Rec) {
       actStart_[g] = e.time;
@@ -520,8 +561,8 @@ template <bool Rec> void EventEngine::atlahsCalc(TimeOnlyHeap &heap, Event e) {
       if (opt_.trace)
         addInterval(h, g, c, Resource::Cpu, IntervalKind::Compute, e.time, cpuTime);
     }
-    state_[g] = OpState::Started;
-    markStarted(h, g);
+    ops_[g].state = OpState::Started;
+    markStarted<true>(h, g);
     markDone<true>(h, g, cpuTime, g);
     touch(h);
   } else {
@@ -534,15 +575,15 @@ template <bool Rec> void EventEngine::atlahsCalc(TimeOnlyHeap &heap, Event e) {
 }
 
 template <bool Rec> void EventEngine::atlahsSend(TimeOnlyHeap &heap, Event e) {
-  const uint32_t g = e.op, h = e.rank(), c = s_.cpu(g), n = s_.nic(g), d = s_.peer(g);
+  const uint32_t g = e.op, h = e.rank(), c = ops_[g].cpu, n = ops_[g].nic, d = ops_[g].peer;
   const uint64_t t = e.time;
   uint64_t &co = cpuClock(h, c), &cg = sendGap(h, n);
   uint64_t ready = std::max(co, cg);
   if (ready <= t) {
-    state_[g] = OpState::Started;
-    markStarted(h, g);
+    ops_[g].state = OpState::Started;
+    markStarted<true>(h, g);
     touch(h);
-    const uint64_t bytes = std::max<uint64_t>(s_.size(g), 1);   // ATLAHS: 0 bytes -> 1
+    const uint64_t bytes = std::max<uint64_t>(ops_[g].size, 1);   // ATLAHS: 0 bytes -> 1
     PairCost pc = pairCost(h, d);
     uint64_t cpuTime = t + p_.o + p_.O.forMessage(bytes);
     co = cpuTime;
@@ -552,7 +593,7 @@ template <bool Rec> void EventEngine::atlahsSend(TimeOnlyHeap &heap, Event e) {
     uint64_t arrival = cpuTime + pc.L + bw;
     heap.push({arrival, seq_++, g, h | Event::MessageBit});
     ++res_.messages;
-    res_.bytes += s_.size(g);
+    res_.bytes += ops_[g].size;
     // ATLAHS keeps the sizes in a vector<int> for its "Average FCT".
     fctSum_ += static_cast<double>(static_cast<int32_t>(static_cast<uint32_t>(bytes))) * 8 / 200;
     bool eager = bytes <= p_.S;
@@ -569,7 +610,7 @@ template <bool Rec> void EventEngine::atlahsSend(TimeOnlyHeap &heap, Event e) {
         m.sendOp = g;
         m.src = h;
         m.dst = d;
-        m.bytes = s_.size(g);
+        m.bytes = ops_[g].size;
         m.sendStart = t;
         m.arrival = arrival;
         m.rendezvous = !eager;
@@ -592,16 +633,16 @@ template <bool Rec> void EventEngine::atlahsSend(TimeOnlyHeap &heap, Event e) {
 }
 
 template <bool Rec> void EventEngine::atlahsRecv(Event e) {
-  const uint32_t g = e.op, h = e.rank(), c = s_.cpu(g), n = s_.nic(g);
+  const uint32_t g = e.op, h = e.rank(), c = ops_[g].cpu, n = ops_[g].nic;
   const uint64_t t = e.time;
-  state_[g] = OpState::Started;
-  markStarted(h, g);
+  ops_[g].state = OpState::Started;
+  markStarted<true>(h, g);
   touch(h);
   if constexpr (Rec)
     actStart_[g] = t;
-  const uint64_t bytes = std::max<uint64_t>(s_.size(g), 1);
+  const uint64_t bytes = std::max<uint64_t>(ops_[g].size, 1);
   MatchQueues::Entry m;
-  if (uq_.take(h, s_.peer(g), s_.tag(g), m)) {
+  if (uq_.take(h, ops_[g].peer, ops_[g].tag, m)) {
     if (t < m.time) {
       res_.aborted = true;
       res_.abort = {h, g, m.src, m.op, t, m.time};
@@ -646,21 +687,21 @@ template <bool Rec> void EventEngine::atlahsRecv(Event e) {
     markDone<true>(h, g, cpuTime, g);
     touch(h);
   } else {
-    rq_.append(h, g, s_.peer(g), s_.tag(g), t);
+    rq_.append(h, g, ops_[g].peer, ops_[g].tag, t);
   }
 }
 
 template <bool Rec> void EventEngine::atlahsMessage(TimeOnlyHeap &heap, Event e) {
-  const uint32_t g = e.op, src = e.rank(), d = s_.peer(g), n = s_.nic(g);
+  const uint32_t g = e.op, src = e.rank(), d = ops_[g].peer, n = ops_[g].nic;
   const uint64_t t = e.time;
   MatchQueues::Entry r;
-  if (!rq_.take(d, src, s_.tag(g), r)) {
-    uq_.append(d, g, src, s_.tag(g), t);   // nothing is charged for an unexpected message
+  if (!rq_.take(d, src, ops_[g].tag, r)) {
+    uq_.append(d, g, src, ops_[g].tag, t);   // nothing is charged for an unexpected message
     return;
   }
   // Charged on the posted recv's cpu, but on the sender's nic index.
-  const uint32_t c = s_.cpu(r.op);
-  const uint64_t bytes = std::max<uint64_t>(s_.size(g), 1);
+  const uint32_t c = ops_[r.op].cpu;
+  const uint64_t bytes = std::max<uint64_t>(ops_[g].size, 1);
   uint64_t ready = std::max(cpuClock(d, c), recvGap(d, n));
   if (ready > t) {
     e.time = ready;
@@ -692,7 +733,7 @@ template <bool Rec> void EventEngine::atlahsMessage(TimeOnlyHeap &heap, Event e)
   }
   if (bytes > p_.S) {
     // Rendezvous: the sender is released when the receive completes.
-    const uint32_t sc = s_.cpu(g);
+    const uint32_t sc = ops_[g].cpu;
     markDone<true>(src, g, cpuTime, act);
     touch(src);
     if (cpuClock(src, sc) < cpuTime) {
@@ -715,30 +756,32 @@ template <bool Rec> void EventEngine::atlahsPushFreed(TimeOnlyHeap &heap) {
   // sorted. Times: calc max(start, cpu clock), send max(start, send gap), recv start.
   for (unsigned i = numTouched_; i-- > 0;) {
     const uint32_t h = touched_[i];
-    for (const Freed &f : freed_) {
-      if (f.rank != h)
+    for (size_t j = 0; j < freed_.size(); ++j) {
+      if (freed_[j].rank != h)
         continue;
-      const uint32_t g = f.op;
+      const uint32_t g = freed_[j].op;
+      const Carried &f = carried_[j];
       uint64_t t = f.start;
-      OpKind k = s_.kind(g);
+      OpKind k = ops_[g].kind;
       if (k == OpKind::Calc) {
-        uint32_t c = s_.cpu(g);
+        uint32_t c = ops_[g].cpu;
         if constexpr (Rec)
           causeOfMax(g, t, f.pred, Via::Dependency, cpuClock(h, c), cpuOwner(h, c), Via::Cpu);
         t = std::max(t, cpuClock(h, c));
       } else if (k == OpKind::Send) {
-        uint32_t n = s_.nic(g);
+        uint32_t n = ops_[g].nic;
         if constexpr (Rec)
           causeOfMax(g, t, f.pred, Via::Dependency, sendGap(h, n), sendOwner(h, n), Via::Nic);
         t = std::max(t, sendGap(h, n));
       } else if constexpr (Rec) {
         setCause(g, f.pred, Via::Dependency);
       }
-      state_[g] = OpState::Queued;
+      ops_[g].state = OpState::Queued;
       heap.push({t, seq_++, g, h});
     }
   }
   freed_.clear();
+  carried_.clear();
 }
 
 // =====================================================================================
@@ -749,7 +792,7 @@ void EventEngine::collectStuck() {
     const uint32_t begin = s_.rankBegin(r), end = begin + s_.numOps(r);
     bool haveWaiting = false;
     for (uint32_t g = begin; g < end && !haveWaiting; ++g)
-      haveWaiting = state_[g] == OpState::Waiting;
+      haveWaiting = ops_[g].state == OpState::Waiting;
     if (haveWaiting) {
       totalDeps.assign(end - begin, 0);
       for (uint32_t g = begin; g < end; ++g)
@@ -765,17 +808,17 @@ void EventEngine::collectStuck() {
       StuckItem item;
       item.rank = r;
       item.op = g;
-      switch (state_[g]) {
+      switch (ops_[g].state) {
       case OpState::Done:
         continue;
       case OpState::Waiting:
       case OpState::Queued:
         item.why = StuckItem::WaitsForDependencies;
-        item.pending = remaining_[g];
+        item.pending = ops_[g].remaining;
         item.total = totalDeps.empty() ? 0 : totalDeps[g - begin];
         break;
       case OpState::Started:
-        if (s_.kind(g) != OpKind::Send)
+        if (ops_[g].kind != OpKind::Send)
           continue;   // a posted recv: listed below, in posting order
         item.why = StuckItem::RendezvousUnmatched;
         break;
@@ -844,7 +887,7 @@ void EventEngine::extractCriticalPath() {
     const bool isMsg = cur >= numOps_;
     const uint32_t g = isMsg ? static_cast<uint32_t>(cur - numOps_) : cur;
     const uint32_t opRank = rankOf(g);
-    const OpKind k = s_.kind(g);
+    const OpKind k = ops_[g].kind;
     const int64_t start = static_cast<int64_t>(actStart_[cur]);
     st.op = g;
     st.start = static_cast<uint64_t>(start);
@@ -852,9 +895,9 @@ void EventEngine::extractCriticalPath() {
     phases.clear();
     auto add = [&](Category c, uint64_t v) { phases.push_back({c, static_cast<int64_t>(v)}); };
     if (isMsg || k == OpKind::Send) {
-      const uint32_t dst = s_.peer(g);
+      const uint32_t dst = ops_[g].peer;
       PairCost pc = pairCost(opRank, dst);
-      const uint64_t raw = s_.size(g);
+      const uint64_t raw = ops_[g].size;
       const uint64_t bytes = atlahs ? std::max<uint64_t>(raw, 1) : raw;
       const uint64_t cG = pc.G.forMessage(bytes), cO = p_.O.forMessage(bytes);
       if (isMsg) {
@@ -892,15 +935,15 @@ void EventEngine::extractCriticalPath() {
     } else if (k == OpKind::Calc) {
       st.kind = StepKind::Calc;
       st.rank = opRank;
-      add(Category::Computation, s_.size(g));
+      add(Category::Computation, ops_[g].size);
     } else {
       // A recv matched from the unexpected queue: free in LogGOPSim (its message paid
       // on arrival); in ATLAHS it pays g and o here.
       st.kind = StepKind::Recv;
       st.rank = opRank;
-      st.peer = s_.peer(g);
+      st.peer = ops_[g].peer;
       if (atlahs) {
-        const uint64_t bytes = std::max<uint64_t>(s_.size(g), 1);
+        const uint64_t bytes = std::max<uint64_t>(ops_[g].size, 1);
         add(Category::Gap, p_.g);
         if (via != Via::Nic)
           add(Category::Overhead, p_.o + p_.O.forMessage(bytes));
@@ -952,18 +995,39 @@ SimResult EventEngine::run() {
   if (opt_.criticalPath && numOps_ >= 0x7FFFFFFFull)
     recording_ = opt_.trace != nullptr;   // activity ids would not fit; no path
 
-  remaining_.assign(numOps_, 0);
+  ops_.resize(numOps_ + 1);
+  succBase_ = numOps_ ? s_.successorsRaw(0).data() : nullptr;
+  uint32_t succAt = 0;
+  for (uint64_t i = 0; i < numOps_; ++i) {
+    const uint32_t g = static_cast<uint32_t>(i);
+    OpRec &o = ops_[g];
+    o.size = s_.size(g);
+    o.peer = s_.peer(g);
+    o.tag = s_.tag(g);
+    o.succBegin = succAt;
+    o.remaining = 0;
+    o.cpu = static_cast<uint16_t>(s_.cpu(g));
+    o.nic = static_cast<uint16_t>(s_.nic(g));
+    o.kind = s_.kind(g);
+    o.state = OpState::Waiting;
+    o.hasIRequires = 0;
+    for (uint32_t raw : s_.successorsRaw(g))
+      o.hasIRequires |= (raw & Schedule::IRequiresBit) != 0;
+    succAt += s_.numSuccessors(g);
+  }
+  ops_[numOps_] = OpRec{};
+  ops_[numOps_].succBegin = succAt;
   for (uint32_t r = 0; r < P_; ++r) {
     const uint32_t base = s_.rankBegin(r), end = base + s_.numOps(r);
     for (uint32_t g = base; g < end; ++g)
-      for (uint32_t raw : s_.successorsRaw(g))
-        ++remaining_[base + (raw & ~Schedule::IRequiresBit)];
+      for (uint32_t raw : successors(g))
+        ++ops_[base + (raw & ~Schedule::IRequiresBit)].remaining;
   }
-  state_.assign(numOps_, OpState::Waiting);
   nexto_.assign(size_t(P_) * C_, 0);
   nextgs_.assign(size_t(P_) * N_, 0);
   nextgr_.assign(size_t(P_) * N_, 0);
   freed_.reserve(64);
+  carried_.reserve(64);
   scratch_.reserve(64);
   if (opt_.engine == sim::Engine::Atlahs) {
     depStart_.assign(numOps_, 0);
