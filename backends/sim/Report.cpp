@@ -70,10 +70,10 @@ static std::string peerText(uint32_t v) { return v == AnySource ? "any" : std::t
 
 std::string describeOp(const Schedule &s, uint32_t rank, uint32_t g) {
   std::string out;
-  llvm::StringRef label = s.label(g);
+  std::string label = s.label(g);
   uint32_t local = g - s.rankBegin(rank);
   if (!label.empty())
-    out = fmt::format("{} (op {}): ", label.str(), local);
+    out = fmt::format("{} (op {}): ", label, local);
   else
     out = fmt::format("op {}: ", local);
   switch (s.kind(g)) {
@@ -265,12 +265,12 @@ nlohmann::ordered_json jsonReport(const SimResult &r, const Schedule &s, const L
         // A message being received at `rank`; it is named by its send op.
         js["from_rank"] = st.peer;
         js["send_op"] = st.op - s.rankBegin(st.peer);
-        if (llvm::StringRef label = s.label(st.op); !label.empty())
-          js["send_label"] = label.str();
+        if (std::string label = s.label(st.op); !label.empty())
+          js["send_label"] = label;
       } else {
         js["op"] = st.op - s.rankBegin(st.rank);
-        if (llvm::StringRef label = s.label(st.op); !label.empty())
-          js["label"] = label.str();
+        if (std::string label = s.label(st.op); !label.empty())
+          js["label"] = label;
         if (st.kind == StepKind::Send)
           js["to_rank"] = st.peer;
       }

@@ -86,7 +86,8 @@ cl::opt<uint64_t> OptS("S", cl::init(65535), cl::value_desc("bytes"),
                        cl::cat(opts::simCategory()));
 cl::opt<std::string> OptModel("sim-model", cl::init("lgs"), cl::value_desc("name"),
                               cl::desc("Simulation model: lgs (LogGOPSim v1, default), atlahs "
-                                       "(ATLAHS's variant)"),
+                                       "(ATLAHS's variant), or one another component "
+                                       "registered (an unknown name lists them)"),
                               cl::cat(opts::simCategory()));
 cl::opt<std::string> OptReport("sim-report", cl::value_desc("text|json"),
                                cl::desc("Report format: text (LogGOPSim's output, default) or "

@@ -41,7 +41,7 @@ const char *viaName(Via v) {
 
 static std::string opName(const Schedule &s, uint32_t rank, uint32_t g) {
   uint32_t local = g - s.rankBegin(rank);
-  llvm::StringRef label = s.label(g);
+  std::string label = s.label(g);
   if (!label.empty())
     return (llvm::Twine("rank ") + llvm::Twine(rank) + ", " + label + " (op " + llvm::Twine(local) + ")").str();
   return (llvm::Twine("rank ") + llvm::Twine(rank) + ", op " + llvm::Twine(local)).str();
