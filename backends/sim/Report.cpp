@@ -99,18 +99,6 @@ std::string describeOp(const Schedule &s, uint32_t rank, uint32_t g) {
   return out;
 }
 
-static uint32_t rankOfOp(const Schedule &s, uint32_t g) {
-  uint32_t lo = 0, hi = s.numRanks();
-  while (hi - lo > 1) {
-    uint32_t mid = (lo + hi) / 2;
-    if (s.rankBegin(mid) <= g)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  return lo;
-}
-
 void reportStuck(DiagEngine &diags, const std::string &where, const SimResult &r,
                  const Schedule &s, unsigned maxItems) {
   if (r.aborted) {
@@ -191,7 +179,7 @@ void reportStuck(DiagEngine &diags, const std::string &where, const SimResult &r
       break;
     }
     case StuckItem::MessageUnreceived: {
-      uint32_t src = rankOfOp(s, it.op);
+      uint32_t src = s.rankOf(it.op);
       line = fmt::format("rank {}: message from rank {} ({}) arrived at {} ns, no recv matched it",
                          it.rank, src, describeOp(s, src, it.op), it.time);
       break;

@@ -863,19 +863,6 @@ void EventEngine::extractCriticalPath() {
       cStar = c;
   const bool atlahs = opt_.engine == sim::Engine::Atlahs;
 
-  auto rankOf = [&](uint32_t g) {
-    // Largest r with rankBegin(r) <= g, skipping empty ranks.
-    uint32_t lo = 0, hi = P_;
-    while (hi - lo > 1) {
-      uint32_t mid = (lo + hi) / 2;
-      if (s_.rankBegin(mid) <= g)
-        lo = mid;
-      else
-        hi = mid;
-    }
-    return lo;
-  };
-
   uint32_t cur = cpuOwner(H, cStar);
   Via via = Via::Cpu;
   int64_t end = static_cast<int64_t>(res_.makespan);
@@ -886,7 +873,7 @@ void EventEngine::extractCriticalPath() {
     st.via = actVia_[cur];
     const bool isMsg = cur >= numOps_;
     const uint32_t g = isMsg ? static_cast<uint32_t>(cur - numOps_) : cur;
-    const uint32_t opRank = rankOf(g);
+    const uint32_t opRank = s_.rankOf(g);
     const OpKind k = ops_[g].kind;
     const int64_t start = static_cast<int64_t>(actStart_[cur]);
     st.op = g;
