@@ -43,8 +43,10 @@ static cl::opt<unsigned> Ranks("ranks", cl::init(1024), cl::desc("Number of rank
 static cl::opt<uint64_t> Bytes("bytes", cl::init(1 << 20),
                                cl::desc("Allreduce size in bytes (default 1 MiB)"));
 static cl::opt<unsigned> Iterations("iterations", cl::init(64),
-                                    cl::desc("Recursive-doubling allreduces in sequence (default 64)"));
-static cl::opt<std::string> Model("model", cl::init("lgs"), cl::desc("lgs or atlahs (default lgs)"));
+                                    cl::desc("Recursive-doubling allreduces in sequence "
+                                             "(default 64)"));
+static cl::opt<std::string> Model("model", cl::init("lgs"),
+                                  cl::desc("lgs or atlahs (default lgs)"));
 static cl::opt<std::string> GoalDir("goal-dir", cl::desc("Write the schedules here as GOAL and "
                                                          "compare with LogGOPSim"));
 static cl::opt<std::string> Txt2bin("txt2bin", cl::init("/work/scratch/lgs-bin/txt2bin"),
@@ -57,14 +59,17 @@ static cl::opt<std::string> Infracc("infracc", cl::init(""),
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 double peakMiB(const struct rusage &ru) { return double(ru.ru_maxrss) / 1024.0; }
 
 // CPU time (user + system): the machine is shared, and wall time then measures the
 // other jobs as much as this one.
 double cpuSeconds(const struct rusage &ru) {
-  return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+  return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
+         ru.ru_stime.tv_usec / 1e6;
 }
 double processCpuSeconds() {
   struct timespec ts;
@@ -227,8 +232,8 @@ void bench(const std::string &name, const std::function<Schedule()> &build) {
     ours.push_back("-sim-model=atlahs");
   ProcessRun a = runProgram(ours, GoalDir + "/" + name + ".infracc.out");
   uint64_t ea = eventsIn(GoalDir + "/" + name + ".infracc.out");
-  std::printf("  infracc  x.bin -emit=sim: %.3f s CPU = %.2f M events/s (wall %.3f s), peak RSS %.1f "
-              "MiB\n",
+  std::printf("  infracc  x.bin -emit=sim: %.3f s CPU = %.2f M events/s (wall %.3f s), "
+              "peak RSS %.1f MiB\n",
               cpuSeconds(a.ru), ea / cpuSeconds(a.ru) / 1e6, a.wall, peakMiB(a.ru));
   if (Model != "lgs")
     return;

@@ -14,7 +14,8 @@ std::vector<MatchQueues::Entry> MatchQueues::entries(uint32_t rank) const {
     out.push_back(pool_[id]);
   for (uint32_t id = r.listHead; id != None; id = pool_[id].next)
     out.push_back(pool_[id]);
-  std::sort(out.begin(), out.end(), [](const Entry &a, const Entry &b) { return a.order < b.order; });
+  std::sort(out.begin(), out.end(),
+            [](const Entry &a, const Entry &b) { return a.order < b.order; });
   return out;
 }
 

@@ -106,7 +106,8 @@ public:
         bestOrder = pool_[best->second.head].order;
     } else {
       for (auto it = r.exact.begin(), e = r.exact.end(); it != e; ++it) {
-        if ((src == Wildcard || it->first.src == src) && (tag == Wildcard || it->first.tag == tag)) {
+        if ((src == Wildcard || it->first.src == src) &&
+            (tag == Wildcard || it->first.tag == tag)) {
           uint64_t o = pool_[it->second.head].order;
           if (o < bestOrder) {
             bestOrder = o;

@@ -23,7 +23,8 @@ static std::string perByteText(const PerByte &v) {
 static void printPerformance(llvm::raw_ostream &os, const SimResult &r) {
   unsigned long secs = static_cast<unsigned long>(r.wallSeconds);
   char buf[256];
-  std::snprintf(buf, sizeof buf, "PERFORMANCE: Processes: %u \t Events: %lu \t Time: %lu s \t Speed: %.2f ev/s\n",
+  std::snprintf(buf, sizeof buf,
+                "PERFORMANCE: Processes: %u \t Events: %lu \t Time: %lu s \t Speed: %.2f ev/s\n",
                 r.numRanks, static_cast<unsigned long>(r.events), secs,
                 static_cast<double>(static_cast<float>(r.events) / static_cast<float>(secs)));
   os << buf;
@@ -86,7 +87,8 @@ std::string describeOp(const Schedule &s, uint32_t rank, uint32_t g) {
     out += fmt::format("send {}b to {} tag {}", s.size(g), s.peer(g), peerText(s.tag(g)));
     break;
   case OpKind::Recv:
-    out += fmt::format("recv {}b from {} tag {}", s.size(g), peerText(s.peer(g)), peerText(s.tag(g)));
+    out += fmt::format("recv {}b from {} tag {}", s.size(g), peerText(s.peer(g)),
+                       peerText(s.tag(g)));
     break;
   default:
     out += opKindName(s.kind(g)).str();
@@ -103,8 +105,9 @@ void reportStuck(DiagEngine &diags, const std::string &where, const SimResult &r
                  const Schedule &s, unsigned maxItems) {
   if (r.aborted) {
     const CausalityAbort &a = r.abort;
-    diags.error(where, fmt::format("the atlahs model cannot continue: rank {}: {} was posted at {} ns "
-                                   "and matched a message from rank {} ({}) that arrives only at {} ns",
+    diags.error(where, fmt::format("the atlahs model cannot continue: rank {}: {} was posted at {} "
+                                   "ns and matched a message from rank {} ({}) that arrives only "
+                                   "at {} ns",
                                    a.rank, describeOp(s, a.rank, a.recvOp), a.posted, a.srcRank,
                                    describeOp(s, a.srcRank, a.sendOp), a.arrived));
     diags.note(where, "ATLAHS's LogGOPSim aborts here (assertion 'elem.time >= "
@@ -229,7 +232,8 @@ nlohmann::ordered_json jsonReport(const SimResult &r, const Schedule &s, const L
     json cpus = json::array();
     for (uint32_t c = 0; c < r.numCpus; ++c)
       cpus.push_back(r.cpuFinish[size_t(i) * r.numCpus + c]);
-    hosts.push_back({{"rank", i}, {"finish_ns", r.hostFinish[i]}, {"cpu_finish_ns", std::move(cpus)}});
+    hosts.push_back(
+        {{"rank", i}, {"finish_ns", r.hostFinish[i]}, {"cpu_finish_ns", std::move(cpus)}});
   }
   j["hosts"] = std::move(hosts);
   j["counts"] = {{"ops", s.numOps()},

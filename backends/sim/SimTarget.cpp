@@ -124,7 +124,8 @@ llvm::Expected<LogGPParams> readParams() {
   for (auto [name, opt] : {std::pair{"G", &OptBigG}, std::pair{"O", &OptBigO}}) {
     double v = *opt;
     if (!std::isfinite(v) || v < 0)
-      return usageError(fmt::format("-{}={}: must be a non-negative number of ns per byte", name, v));
+      return usageError(
+          fmt::format("-{}={}: must be a non-negative number of ns per byte", name, v));
   }
   p.G = PerByte(OptBigG);
   p.O = PerByte(OptBigO);
@@ -144,10 +145,12 @@ llvm::Error runSim(TargetContext &ctx) {
     std::string names;
     for (const SimModel *k : SimModelRegistry::all())
       names += (names.empty() ? "" : ", ") + k->name;
-    return usageError("unknown model '" + OptModel + "' for -sim-model; valid models are: " + names);
+    return usageError("unknown model '" + OptModel +
+                      "' for -sim-model; valid models are: " + names);
   }
   bool json = false;
-  std::string format = OptReport.getNumOccurrences() ? std::string(OptReport) : opts::outputFormat();
+  std::string format =
+      OptReport.getNumOccurrences() ? std::string(OptReport) : opts::outputFormat();
   if (format == "json")
     json = true;
   else if (!format.empty() && format != "text")

@@ -9,9 +9,10 @@
 #include "backends/sim/MatchQueue.h"
 #include "ir/Schedule.h"
 
-#include <llvm/ADT/Twine.h>
+#include <fmt/format.h>
 
 #include <algorithm>
+#include <cassert>
 #include <chrono>
 
 namespace infracc::sim {
@@ -43,8 +44,8 @@ static std::string opName(const Schedule &s, uint32_t rank, uint32_t g) {
   uint32_t local = g - s.rankBegin(rank);
   std::string label = s.label(g);
   if (!label.empty())
-    return (llvm::Twine("rank ") + llvm::Twine(rank) + ", " + label + " (op " + llvm::Twine(local) + ")").str();
-  return (llvm::Twine("rank ") + llvm::Twine(rank) + ", op " + llvm::Twine(local)).str();
+    return fmt::format("rank {}, {} (op {})", rank, label, local);
+  return fmt::format("rank {}, op {}", rank, local);
 }
 
 llvm::Error checkSimulatable(const Schedule &s) {
@@ -59,16 +60,13 @@ llvm::Error checkSimulatable(const Schedule &s) {
             opName(s, r, g) + ": '" + opKindName(k).str() +
                 "' is not lowered; the simulator runs send, recv and calc only (lower "
                 "collectives and GPU operations with the lowering passes first)");
-      if (k == OpKind::Send && s.peer(g) >= P)
-        return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                       opName(s, r, g) + ": send to rank " +
-                                           llvm::Twine(s.peer(g)) + ", but the schedule has " +
-                                           llvm::Twine(P) + " ranks (0.." + llvm::Twine(P - 1) + ")");
-      if (k == OpKind::Recv && s.peer(g) >= P && s.peer(g) != AnySource)
-        return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                       opName(s, r, g) + ": recv from rank " +
-                                           llvm::Twine(s.peer(g)) + ", but the schedule has " +
-                                           llvm::Twine(P) + " ranks (0.." + llvm::Twine(P - 1) + ")");
+      bool badPeer = (k == OpKind::Send && s.peer(g) >= P) ||
+                     (k == OpKind::Recv && s.peer(g) >= P && s.peer(g) != AnySource);
+      if (badPeer)
+        return llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            fmt::format("{}: {} rank {}, but the schedule has {} ranks (0..{})", opName(s, r, g),
+                        k == OpKind::Send ? "send to" : "recv from", s.peer(g), P, P - 1));
     }
   }
   return llvm::Error::success();
@@ -186,7 +184,8 @@ private:
   }
   /// The cause of a time that is the max of candidate clocks: the first candidate with
   /// the largest value.
-  void causeOfMax(uint32_t act, uint64_t v1, uint32_t o1, Via w1, uint64_t v2, uint32_t o2, Via w2) {
+  void causeOfMax(uint32_t act, uint64_t v1, uint32_t o1, Via w1, uint64_t v2, uint32_t o2,
+                  Via w2) {
     if (v1 >= v2)
       setCause(act, o1, w1);
     else
@@ -203,7 +202,8 @@ private:
     // LogGOPSim: std::sort(free_ops, gnp_op_comp_func()) - libstdc++ introsort, NOT
     // stable beyond 16 elements; the same call on the same sequence gives the same
     // permutation.
-    std::sort(v.begin(), v.end(), [this](uint32_t a, uint32_t b) { return ops_[a].kind < ops_[b].kind; });
+    std::sort(v.begin(), v.end(),
+              [this](uint32_t a, uint32_t b) { return ops_[a].kind < ops_[b].kind; });
   }
 
   // --- LogGOPSim v1 ------------------------------------------------------------------
@@ -225,8 +225,10 @@ private:
     // ATLAHS collects the hosts to visit in an std::unordered_set<int>; with the at most
     // two distinct hosts an event touches, libstdc++ iterates them in reverse order of
     // first insertion.
-    if (numTouched_ == 0 || (touched_[0] != rank && (numTouched_ == 1 || touched_[1] != rank)))
+    if (numTouched_ == 0 || (touched_[0] != rank && (numTouched_ == 1 || touched_[1] != rank))) {
+      assert(numTouched_ < 2 && "an event touches at most two ranks");
       touched_[numTouched_++] = rank;
+    }
   }
 
   void collectStuck();

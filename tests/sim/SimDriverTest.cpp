@@ -85,7 +85,8 @@ TEST(SimDriver, ANumericDashOIsTheOverheadAndSimOSpellsItExplicitly) {
   EXPECT_EQ(stable(b.out), stable(a.out));
   RunResult both = runInfracc({goal, "-o", "0", "-sim-o=0"});
   EXPECT_EQ(both.status, 2);
-  EXPECT_EQ(both.err, "infracc: error: the overhead is given twice (-o 0 and -sim-o=0); give one\n");
+  EXPECT_EQ(both.err,
+            "infracc: error: the overhead is given twice (-o 0 and -sim-o=0); give one\n");
   RunResult frac = runInfracc({goal, "-o", "12.5"});
   EXPECT_EQ(frac.status, 2);
   EXPECT_EQ(frac.err,
@@ -156,8 +157,9 @@ TEST(SimDriver, JsonReportSchema) {
   EXPECT_EQ(j["nics_per_rank"], 1);
   EXPECT_EQ(j["makespan_ns"], 5504);
   EXPECT_EQ(j["makespan_rank"], 1);
-  EXPECT_EQ(j["hosts"], nlohmann::json::parse(R"([{"rank":0,"finish_ns":1506,"cpu_finish_ns":[1506]},
-                                                 {"rank":1,"finish_ns":5504,"cpu_finish_ns":[5504]}])"));
+  EXPECT_EQ(j["hosts"], nlohmann::json::parse(R"([
+    {"rank":0,"finish_ns":1506,"cpu_finish_ns":[1506]},
+    {"rank":1,"finish_ns":5504,"cpu_finish_ns":[5504]}])"));
   EXPECT_EQ(j["counts"], nlohmann::json::parse(R"({"ops":8,"events":9,"reinsertions":0,"messages":1,
                                                   "bytes":1,"eager":1,"rendezvous":0})"));
   const nlohmann::json &cp = j["critical_path"];
@@ -196,12 +198,12 @@ TEST(SimDriver, AScheduleThatCannotFinishIsAnErrorWithNoOutput) {
   EXPECT_EQ(r.err,
             goal + ": error: the schedule cannot finish: 4 operations never completed (2 ranks "
                    "affected; simulated time reached 0 ns)\n" +
-                goal + ": note: rank 0: r (op 0): recv 8b from 1 tag 0: posted at 0 ns, no matching "
-                       "message arrived\n" +
+                goal + ": note: rank 0: r (op 0): recv 8b from 1 tag 0: posted at 0 ns, no "
+                       "matching message arrived\n" +
                 goal + ": note: rank 0: s (op 1): send 8b to 1 tag 0: never started: its "
                        "dependency was never satisfied\n" +
-                goal + ": note: rank 1: r (op 0): recv 8b from 0 tag 0: posted at 0 ns, no matching "
-                       "message arrived\n" +
+                goal + ": note: rank 1: r (op 0): recv 8b from 0 tag 0: posted at 0 ns, no "
+                       "matching message arrived\n" +
                 goal + ": note: rank 1: s (op 1): send 8b to 0 tag 0: never started: its "
                        "dependency was never satisfied\n");
 }

@@ -59,7 +59,8 @@ TEST(SimText, PerformanceLineHasLogGOPSimsSeparators) {
   sim::printLgsText(os, r, params(""), {});
   os.flush();
   // Whole seconds and a float speed ("inf" when under a second), as LogGOPSim prints.
-  std::string line = out.substr(out.find("PERFORMANCE"), out.find("Times") - out.find("PERFORMANCE"));
+  size_t from = out.find("PERFORMANCE");
+  std::string line = out.substr(from, out.find("Times") - from);
   EXPECT_TRUE(llvm::StringRef(line).starts_with("PERFORMANCE: Processes: 2 \t Events: 3 \t Time: "))
       << line;
   EXPECT_TRUE(llvm::StringRef(line).contains(" s \t Speed: ")) << line;
@@ -79,7 +80,8 @@ TEST(SimText, MaximumLineForMoreThan16HostsOrBatch) {
   sim::TextOptions batch;
   batch.batch = true;
   sim::printLgsText(os, runLgs(ping(1)), params(""), batch);
-  EXPECT_TRUE(llvm::StringRef(os.str()).ends_with("Maximum finishing time at host 1: 5500 (5.5e-06 s)\n"));
+  EXPECT_TRUE(llvm::StringRef(os.str()).ends_with(
+      "Maximum finishing time at host 1: 5500 (5.5e-06 s)\n"));
 }
 
 TEST(SimText, FractionalParametersArePrintedAsGiven) {
@@ -219,7 +221,8 @@ TEST(SimCriticalPath, BreakdownAddsUpToTheMakespanOnSchedgenPatterns) {
            {"bcast0", sg::binomialTreeBcast(33, 0)}}) {
     for (bool atlahs : {false, true}) {
       SCOPED_TRACE(std::string(name) + (atlahs ? " atlahs" : " lgs"));
-      sim::SimResult r = atlahs ? runAtlahs(s, "-S 1000", nullptr, true) : runLgs(s, "-S 1000", nullptr, true);
+      sim::SimResult r = atlahs ? runAtlahs(s, "-S 1000", nullptr, true)
+                                : runLgs(s, "-S 1000", nullptr, true);
       if (!r.finished())
         continue;   // the atlahs engine's own deadlocks (see SimAtlahsTest)
       int64_t sum = 0;
