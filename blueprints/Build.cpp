@@ -294,9 +294,8 @@ bool FabricBuilder::checkSize(ParamReader &r) {
   if (total > MaxNodes) {
     std::vector<std::string> parts;
     for (const Instance &i : in_->instances)
-      parts.push_back(fmt::format("{} {}", i.count, i.name));
-    r.error(fmt::format("these parameters give {} ({:.4g} nodes in the fabric graph); at most {} "
-                        "nodes are supported",
+      parts.push_back(fmt::format("{} x {}", i.count, i.name));
+    r.error(fmt::format("the fabric would have {}, i.e. {:.4g} nodes; at most {} are supported",
                         llvm::join(parts, ", "), static_cast<double>(total), MaxNodes));
     return false;
   }
