@@ -12,7 +12,7 @@
 
 namespace infracc::blueprints {
 
-std::string didYouMean(llvm::StringRef bad, llvm::ArrayRef<std::string> names) {
+std::string closestName(llvm::StringRef bad, llvm::ArrayRef<std::string> names) {
   unsigned best = std::max<unsigned>(2, bad.size() / 3) + 1;
   llvm::StringRef pick;
   for (const std::string &n : names) {
@@ -22,7 +22,12 @@ std::string didYouMean(llvm::StringRef bad, llvm::ArrayRef<std::string> names) {
       pick = n;
     }
   }
-  return pick.empty() ? std::string() : fmt::format("; did you mean '{}'?", pick.str());
+  return pick.str();
+}
+
+std::string didYouMean(llvm::StringRef bad, llvm::ArrayRef<std::string> names) {
+  std::string pick = closestName(bad, names);
+  return pick.empty() ? std::string() : fmt::format("; did you mean '{}'?", pick);
 }
 
 std::string suggestValues(uint64_t v, const std::function<bool(uint64_t)> &valid, uint64_t min,
@@ -225,25 +230,32 @@ uint64_t ParamReader::uint(llvm::StringRef key, uint64_t min, uint64_t max) {
   return v;
 }
 
-std::vector<uint64_t> ParamReader::dims(llvm::StringRef key, size_t maxDims) {
+std::vector<uint64_t> ParamReader::dims(llvm::StringRef key, size_t minDims, size_t maxDims,
+                                        uint64_t maxSize, llvm::StringRef form,
+                                        llvm::StringRef example) {
   std::string t = text(key);
   llvm::SmallVector<llvm::StringRef, 8> parts;
   llvm::StringRef(t).split(parts, 'x');
   std::vector<uint64_t> out;
-  bool bad = parts.size() > maxDims;
+  bool bad = parts.size() < minDims || parts.size() > maxDims;
   for (llvm::StringRef p : parts) {
     uint64_t v;
-    if (p.trim().getAsInteger(10, v) || v < 1 || v > (1u << 24)) {
+    if (p.trim().getAsInteger(10, v) || v < 1 || (maxSize && v > maxSize)) {
       bad = true;
       break;
     }
     out.push_back(v);
   }
   if (bad) {
-    error(key, fmt::format("{} '{}' is not valid; write 1 to {} sizes joined by 'x', each a whole "
-                           "number of at least 1, e.g. 4x4x4",
-                           key.str(), t, maxDims));
-    return std::vector<uint64_t>(1, 1);
+    std::string shape = !form.empty() ? form.str()
+                        : minDims == maxDims
+                            ? fmt::format("{} sizes joined by 'x'", minDims)
+                            : fmt::format("{} to {} sizes joined by 'x'", minDims, maxDims);
+    std::string each = maxSize ? fmt::format("each between 1 and {}", maxSize)
+                               : std::string("each a whole number of at least 1");
+    error(key, fmt::format("{} '{}' is not valid; write {}, {}, e.g. {}", key.str(), t, shape, each,
+                           example.str()));
+    return std::vector<uint64_t>(std::max<size_t>(minDims, 1), 1);
   }
   return out;
 }
@@ -291,8 +303,9 @@ std::string ParamReader::choice(llvm::StringRef key, llvm::ArrayRef<llvm::String
   std::string list;
   for (size_t i = 0; i < names.size(); ++i)
     list += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
-  error(key, fmt::format("{} '{}' is not valid{}; choose {}", key.str(), t,
-                         didYouMean(t, names), list));
+  std::string pick = closestName(t, names);
+  error(key, fmt::format("{} '{}' is not valid; choose {}{}", key.str(), t, list,
+                         pick.empty() ? "" : " (did you mean '" + pick + "'?)"));
   return choices.front().str();
 }
 

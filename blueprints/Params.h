@@ -22,7 +22,9 @@
 
 namespace infracc::blueprints {
 
-/// "; did you mean 'x'?" for the closest name within a small edit distance, or "".
+/// The name closest to `bad` within a small edit distance, or "".
+std::string closestName(llvm::StringRef bad, llvm::ArrayRef<std::string> names);
+/// "; did you mean 'x'?" for closestName(), or "".
 std::string didYouMean(llvm::StringRef bad, llvm::ArrayRef<std::string> names);
 
 /// "try A or B": the valid values nearest to `v` in [min, max] (the nearest below and
@@ -61,8 +63,11 @@ public:
 
   /// A whole number in [min, max].
   uint64_t uint(llvm::StringRef key, uint64_t min, uint64_t max);
-  /// Sizes joined by 'x' (4x4x4), each >= 1, at most maxDims of them.
-  std::vector<uint64_t> dims(llvm::StringRef key, size_t maxDims);
+  /// Sizes joined by 'x' (4x4x4): minDims to maxDims of them, each in 1..maxSize (0: no
+  /// upper limit). `form` describes them in messages (e.g. "<columns>x<rows>"; empty:
+  /// "N to M sizes joined by 'x'"), `example` is a valid value.
+  std::vector<uint64_t> dims(llvm::StringRef key, size_t minDims, size_t maxDims, uint64_t maxSize,
+                             llvm::StringRef form, llvm::StringRef example);
   /// A positive bandwidth; `none` (or an empty default) leaves it unset.
   std::optional<Bandwidth> bandwidth(llvm::StringRef key);
   /// A non-negative latency; `none` (or an empty default) leaves it unset.

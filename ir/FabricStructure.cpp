@@ -574,7 +574,8 @@ FabricStructure analyzeFabricStructure(const FabricGraph &g, const StructureOpti
       }
     };
     account(ta, tb);
-    account(tb, ta);
+    if (tb != ta)
+      account(tb, ta);
   }
   for (auto &[key, cls] : classes) {
     for (LinkId l : classLinks[key])

@@ -27,7 +27,7 @@ uint64_t ceilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 std::optional<DeviceBuild> buildGpuNoc(const BlueprintSpec &spec, DiagEngine &diags) {
   ParamReader r(spec, GpuNocParams, "device blueprint 'gpu_noc'", diags);
-  std::vector<uint64_t> mesh = r.dims("mesh", 2);
+  std::vector<uint64_t> mesh = r.dims("mesh", 2, 2, 256, "<columns>x<rows>", "8x4");
   uint64_t cus = r.uint("cus", 0, 64);
   uint64_t hbm = r.uint("hbm", 0, 1024);
   uint64_t io = r.uint("io", 0, 1024);
@@ -35,9 +35,6 @@ std::optional<DeviceBuild> buildGpuNoc(const BlueprintSpec &spec, DiagEngine &di
   auto lat = r.latency("lat");
   auto ioBw = r.given("io_bw") ? r.bandwidth("io_bw") : bw;
   auto ioLat = r.latency("io_lat");
-  if (r.ok() && (mesh.size() != 2 || mesh[0] > 256 || mesh[1] > 256))
-    r.error("mesh", "mesh '" + r.text("mesh") + "' is not valid; write <columns>x<rows>, each "
-                    "between 1 and 256, e.g. 8x4");
   if (!r.ok())
     return std::nullopt;
   uint64_t cols = mesh[0], rows = mesh[1], routers = cols * rows;

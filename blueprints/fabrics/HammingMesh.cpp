@@ -30,16 +30,11 @@ const std::vector<ParamInfo> HxMeshParams = {
 
 std::shared_ptr<Infrastructure> buildHxMesh(const BlueprintSpec &spec, DiagEngine &diags) {
   ParamReader r(spec, HxMeshParams, "fabric blueprint 'hammingmesh'", diags);
-  std::vector<uint64_t> board = r.dims("board", 2), grid = r.dims("grid", 2);
+  std::vector<uint64_t> board = r.dims("board", 2, 2, 64, "<rows>x<columns>", "2x2");
+  std::vector<uint64_t> grid = r.dims("grid", 2, 2, 4096, "<rows>x<columns>", "4x4");
   uint64_t k = r.uint("radix", 2, 4096);
   auto boardBw = r.bandwidth("board_bw"), bw = r.bandwidth("bw");
   auto boardLat = r.latency("board_lat"), lat = r.latency("lat");
-  if (r.ok() && (board.size() != 2 || board[0] > 64 || board[1] > 64))
-    r.error("board", "board '" + r.text("board") + "' is not valid; write <rows>x<columns>, each "
-                     "between 1 and 64, e.g. 2x2");
-  if (r.ok() && (grid.size() != 2 || grid[0] > 4096 || grid[1] > 4096))
-    r.error("grid", "grid '" + r.text("grid") + "' is not valid; write <rows>x<columns>, each "
-                    "between 1 and 4096, e.g. 4x4");
   if (!r.ok())
     return nullptr;
   uint64_t a = board[0], b = board[1], x = grid[0], y = grid[1], half = k / 2;

@@ -41,7 +41,7 @@ std::shared_ptr<Infrastructure> buildGrid(bool torus, const BlueprintSpec &spec,
   const char *kind = torus ? "torus" : "mesh";
   ParamReader r(spec, torus ? TorusParams : MeshParams, fmt::format("fabric blueprint '{}'", kind),
                 diags);
-  std::vector<uint64_t> dims = r.dims("dims", 8);
+  std::vector<uint64_t> dims = r.dims("dims", 1, 8, 0, "", "4x4x4");
   std::string of = r.choice("of", {"xpu", "switch"});
   auto bw = r.bandwidth("bw");
   auto lat = r.latency("lat");
@@ -128,7 +128,7 @@ std::shared_ptr<Infrastructure> buildGrid(bool torus, const BlueprintSpec &spec,
     active += d > 1;
   uint64_t need = down + 2 * active;
   auto sw = readSwitch(r, need,
-                       fmt::format("a switch needs {} for hosts and 2 per dimension of size > 1: ",
+                       fmt::format("a switch needs {} for hosts and 2 per dimension of size > 1:",
                                    down));
   if (!r.ok() || !sw)
     return nullptr;
