@@ -190,6 +190,8 @@ std::string expectedOutput(const ErrorCase &c) {
          spec + "\n" + std::string(col, ' ') + "^\n";
 }
 
+void PrintTo(const ErrorCase &c, std::ostream *os) { *os << "-fabric=" << c.spec; }
+
 class BlueprintError : public ::testing::TestWithParam<ErrorCase> {};
 
 } // namespace
