@@ -390,66 +390,125 @@ DiameterResult diameter(const CopyGraph &cg, const std::vector<uint32_t> &hostCo
       }
     }
   }
-  // Batches of 64 sources searched at once, one bit each. Sources close to each other
-  // reach a node at nearly the same level, so a node sits in few frontiers: each batch
-  // is the 64 representatives nearest (in hops) to its first one.
-  constexpr size_t W = 64;
+  // Hosts hanging off a single non-host neighbour (their anchor: a switch) need not be
+  // searched from or through: the distance between two such hosts is the distance
+  // between their anchors plus 2. When every representative is such a host, the search
+  // runs on the anchors instead, which halves it for fabrics of switches.
   std::vector<uint32_t> nbr(cg.arcs.size());
   for (size_t k = 0; k < cg.arcs.size(); ++k)
     nbr[k] = cg.arcs[k].to;
+  auto degree = [&](uint32_t v) { return cg.begin[v + 1] - cg.begin[v]; };
+  auto pendant = [&](uint32_t h) { return degree(h) == 1 && !isHost[nbr[cg.begin[h]]]; };
+  bool reduce = std::all_of(reps.begin(), reps.end(), pendant);
+  constexpr uint8_t NotTarget = 255;
+  std::vector<uint8_t> skip(n, 0), offset(n, NotTarget);   // offset: hops on to a host
+  std::vector<uint32_t> pendantCount(n, 0), sources;
+  uint32_t sourceOffset = 0;
+  for (uint32_t h : hostCopies) {
+    if (reduce && pendant(h)) {
+      uint32_t anchor = nbr[cg.begin[h]];
+      skip[h] = 1;
+      offset[anchor] = std::min<uint8_t>(offset[anchor], 1);
+      ++pendantCount[anchor];
+    } else {
+      offset[h] = 0;
+    }
+  }
+  if (reduce) {
+    sourceOffset = 1;
+    for (uint32_t r : reps)
+      sources.push_back(nbr[cg.begin[r]]);
+  } else {
+    sources = reps;
+  }
+
+  // Batches of 256 sources searched at once, one bit each. Sources close to each other
+  // reach a node at nearly the same level, so a node sits in few frontiers: batches are
+  // grown from neighbouring sources.
+  constexpr size_t Words = 4, W = 64 * Words;
+  struct Bits {
+    uint64_t w[Words] = {};
+    bool any() const {
+      uint64_t x = 0;
+      for (size_t i = 0; i < Words; ++i)
+        x |= w[i];
+      return x != 0;
+    }
+  };
   DiameterResult r;
   std::vector<std::vector<uint32_t>> batches;
-  if (double(reps.size()) * double(cg.arcs.size()) > workLimit) {
-    // Too large for the exact search: one batch of hosts spread over the host order
+  uint64_t arcs = 0;
+  for (uint32_t v = 0; v < n; ++v)
+    if (!skip[v])
+      arcs += degree(v);
+  if (double(sources.size()) * double(arcs) > workLimit) {
+    // Too large for the exact search: one batch of sources spread over the host order
     // gives a lower bound.
     std::vector<uint32_t> sample;
-    for (size_t i = 0; i < W; ++i)
-      sample.push_back(reps[i * reps.size() / W]);
+    for (size_t i = 0; i < W && i < sources.size(); ++i)
+      sample.push_back(sources[i * sources.size() / std::min(W, sources.size())]);
     batches.push_back(std::move(sample));
     r.lowerBound = true;
   } else {
-    batches = clusterSources(cg, nbr, reps, W);
+    batches = clusterSources(cg, nbr, sources, W);
   }
   std::vector<uint32_t> batchHops(batches.size(), 0);
   llvm::parallelFor(0, batches.size(), [&](size_t b) {
     const std::vector<uint32_t> &src = batches[b];
-    std::vector<uint64_t> visited(n, 0), word(n, 0), nextWord(n, 0);
+    std::vector<Bits> visited(n), word(n), nextWord(n);
     std::vector<uint32_t> frontier, next;
+    uint32_t best = 0;
     for (size_t i = 0; i < src.size(); ++i) {
-      visited[src[i]] |= 1ull << i;
-      word[src[i]] |= 1ull << i;
+      visited[src[i]].w[i / 64] |= 1ull << (i % 64);
+      word[src[i]].w[i / 64] |= 1ull << (i % 64);
       frontier.push_back(src[i]);
+      // A source's own pendant hosts, other than the one it stands for, are 2 apart.
+      if (reduce && pendantCount[src[i]] >= 2)
+        best = std::max<uint32_t>(best, 1);
     }
-    uint32_t level = 0, last = 0;
+    uint32_t level = 0;
     while (!frontier.empty()) {
       ++level;
       next.clear();
-      bool reachedHost = false;
+      uint32_t reached = 0;
+      bool any = false;
       for (uint32_t v : frontier) {
-        uint64_t f = word[v];
+        const Bits f = word[v];
         for (uint32_t k = cg.begin[v]; k < cg.begin[v + 1]; ++k) {
           uint32_t w = nbr[k];
-          uint64_t fresh = f & ~visited[w];
-          if (!fresh)
+          if (skip[w])
             continue;
-          if (!nextWord[w])
+          Bits fresh;
+          uint64_t anyFresh = 0;
+          for (size_t i = 0; i < Words; ++i) {
+            fresh.w[i] = f.w[i] & ~visited[w].w[i];
+            anyFresh |= fresh.w[i];
+          }
+          if (!anyFresh)
+            continue;
+          if (!nextWord[w].any())
             next.push_back(w);
-          nextWord[w] |= fresh;
-          visited[w] |= fresh;
-          reachedHost |= isHost[w] != 0;
+          for (size_t i = 0; i < Words; ++i) {
+            nextWord[w].w[i] |= fresh.w[i];
+            visited[w].w[i] |= fresh.w[i];
+          }
+          if (offset[w] != NotTarget) {
+            reached = std::max<uint32_t>(reached, level + offset[w]);
+            any = true;
+          }
         }
       }
       for (uint32_t v : frontier)
-        word[v] = 0;
+        word[v] = Bits();
       for (uint32_t w : next) {
         word[w] = nextWord[w];
-        nextWord[w] = 0;
+        nextWord[w] = Bits();
       }
       frontier.swap(next);
-      if (reachedHost)
-        last = level;
+      if (any)
+        best = std::max(best, reached);
     }
-    batchHops[b] = last;
+    batchHops[b] = best + sourceOffset;
   });
   for (uint32_t h : batchHops)
     r.hops = std::max(r.hops, h);

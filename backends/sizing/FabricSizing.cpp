@@ -8,10 +8,18 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <limits>
 
 namespace infracc {
 
 namespace {
+
+llvm::cl::opt<bool> ExactDiameter(
+    "exact-diameter",
+    llvm::cl::desc("Sizing reports: compute the exact diameter however large the fabric (by "
+                   "default, fabrics needing more than about 1e10 search steps get a lower "
+                   "bound)"),
+    llvm::cl::cat(opts::fabricCategory()));
 
 // Whole numbers without a fraction, others with up to 6 significant digits.
 std::string num(double v) {
@@ -116,6 +124,13 @@ void printFabricSizing(const FabricGraph &g, const FabricStructure &s, llvm::raw
     line(os, 2, "diameter", "infinite (some hosts cannot reach each other)");
 }
 
+StructureOptions sizingOptions() {
+  StructureOptions o;
+  if (ExactDiameter)
+    o.diameterWorkLimit = std::numeric_limits<double>::infinity();
+  return o;
+}
+
 nlohmann::ordered_json fabricSizingJson(const FabricGraph &g, const FabricStructure &s) {
   using json = nlohmann::ordered_json;
   json j;
@@ -189,7 +204,7 @@ RegisterTarget SizingTarget({
       if (!format.empty() && format != "text" && format != "json")
         return usageError("-emit=sizing writes text or json, not '" + format + "'");
       const FabricGraph &g = *ctx.module.fabric;
-      FabricStructure s = analyzeFabricStructure(g);
+      FabricStructure s = analyzeFabricStructure(g, sizingOptions());
       auto os = ctx.output.stream();
       if (!os)
         return os.takeError();

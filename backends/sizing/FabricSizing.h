@@ -11,6 +11,9 @@
 
 namespace infracc {
 
+/// The analysis options the sizing reports use (-exact-diameter).
+StructureOptions sizingOptions();
+
 /// Indented `key  value` lines, bandwidths in Gb/s.
 void printFabricSizing(const FabricGraph &g, const FabricStructure &s, llvm::raw_ostream &os);
 
