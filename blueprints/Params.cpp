@@ -336,7 +336,11 @@ static bool collectParts(const DeviceDef &d, const std::vector<DeviceDef> &pool,
 std::optional<DeviceBuild> ParamReader::device(llvm::StringRef key) {
   std::string t = text(key);
   unsigned before = diags_.errorCount();
-  auto sub = parseDeviceSpec(t, given(key) ? loc(key) : llvm::SMLoc(), diags_);
+  llvm::SMLoc at = given(key) ? loc(key) : llvm::SMLoc();
+  // A value quoted in a file: its text starts after the quote.
+  if (at.isValid() && (*at.getPointer() == '"' || *at.getPointer() == '\''))
+    at = llvm::SMLoc::getFromPointer(at.getPointer() + 1);
+  auto sub = parseDeviceSpec(t, at, diags_);
   if (!sub) {
     if (diags_.errorCount() == before)
       error(key, key.str() + " '" + t + "' is not a device");
