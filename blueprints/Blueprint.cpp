@@ -219,7 +219,6 @@ struct SpecParser {
     p.key = text.slice(kb, ke).str();
     p.value = text.slice(vb, ve).str();
     p.loc = at(vb);
-    p.keyLoc = at(kb);
     out.push_back(std::move(p));
   }
 };

@@ -35,9 +35,9 @@ namespace infracc::blueprints {
 struct Param {
   std::string key, value;   // value as written; the blueprint converts and validates it
   /// Of the first character of `value`, when it came from a text (a file or the
-  /// -fabric= option); locations inside a nested device spec are derived from it.
+  /// -fabric= option); locations inside a nested device spec are derived from it, and
+  /// messages about the key point at `key=` when the text just before the value reads so.
   llvm::SMLoc loc;
-  llvm::SMLoc keyLoc;       // of the key, when known (else loc is used)
 };
 
 struct BlueprintSpec {

@@ -148,7 +148,7 @@ ParamReader::ParamReader(const BlueprintSpec &spec, const std::vector<ParamInfo>
     names.push_back(p.key);
   std::set<std::string> seen;
   for (const Param &p : spec_.params) {
-    llvm::SMLoc kl = p.keyLoc.isValid() ? p.keyLoc : p.loc;
+    llvm::SMLoc kl = keyLoc(p);
     auto report = [&](const std::string &msg) {
       ok_ = false;
       if (kl.isValid())
@@ -165,6 +165,22 @@ ParamReader::ParamReader(const BlueprintSpec &spec, const std::vector<ParamInfo>
     if (!seen.insert(p.key).second)
       report("parameter '" + p.key + "' is given twice");
   }
+}
+
+// `key=value` written in one buffer (the -fabric= syntax): the key's location; else the
+// value's (a file's `key: value` has its own key positions, which the spec does not keep).
+llvm::SMLoc ParamReader::keyLoc(const Param &p) const {
+  if (!p.loc.isValid())
+    return p.loc;
+  unsigned id = diags_.sourceMgr().FindBufferContainingLoc(p.loc);
+  if (!id)
+    return p.loc;
+  const char *start = diags_.sourceMgr().getMemoryBuffer(id)->getBufferStart();
+  const char *v = p.loc.getPointer();
+  if (size_t(v - start) < p.key.size() + 1 || v[-1] != '=' ||
+      llvm::StringRef(v - 1 - p.key.size(), p.key.size()) != p.key)
+    return p.loc;
+  return llvm::SMLoc::getFromPointer(v - 1 - p.key.size());
 }
 
 const Param *ParamReader::find(llvm::StringRef key) const {

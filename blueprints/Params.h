@@ -80,6 +80,7 @@ public:
 
 private:
   const Param *find(llvm::StringRef key) const;
+  llvm::SMLoc keyLoc(const Param &p) const;
   const ParamInfo *info(llvm::StringRef key) const;
 
   const BlueprintSpec &spec_;

@@ -247,7 +247,7 @@ TEST(BlueprintErrors, WithoutLocationsGoToTheOrigin) {
   blueprints::BlueprintSpec spec;
   spec.name = "clos";
   spec.origin = "fabric.yaml";
-  spec.params = {{"radix", "12", {}, {}}, {"host", "dgx_h100", {}, {}}};
+  spec.params = {{"radix", "12", {}}, {"host", "dgx_h100", {}}};
   EXPECT_FALSE(blueprints::instantiateFabric(spec, diags));
   EXPECT_EQ(log, "fabric.yaml: error: radix 12 with 8 NICs per host: radix/2 must be a multiple "
                  "of the NIC count; try 16 or 32\n");
@@ -283,19 +283,19 @@ TEST(BlueprintErrors, FileDevices) {
   spec.origin = "fabric.yaml";
   spec.devices = {fileDevice("mybox", ComponentKind::Nic, 2)};
   // A device of the file works like a device blueprint...
-  spec.params = {{"host", "mybox", {}, {}}, {"hosts", "3", {}, {}}};
+  spec.params = {{"host", "mybox", {}}, {"hosts", "3", {}}};
   auto in = blueprints::instantiateFabric(spec, diags);
   ASSERT_TRUE(in) << log;
   EXPECT_EQ(in->instances.front().name, "mybox");
   EXPECT_EQ(in->instances.front().count, 3u);
   // ...but takes no parameters,
-  spec.params = {{"host", "mybox(nics=4)", {}, {}}};
+  spec.params = {{"host", "mybox(nics=4)", {}}};
   EXPECT_FALSE(blueprints::instantiateFabric(spec, diags));
   EXPECT_EQ(log, "fabric.yaml: error: device 'mybox' is defined in the fabric file and takes no "
                  "parameters\n");
   // ...is offered when a name is misspelt,
   log.clear();
-  spec.params = {{"host", "mybx", {}, {}}};
+  spec.params = {{"host", "mybx", {}}};
   EXPECT_FALSE(blueprints::instantiateFabric(spec, diags));
   EXPECT_EQ(log, "fabric.yaml: error: unknown device 'mybx' for host; did you mean 'mybox'? "
                  "(device blueprints: cx5, dgx1, dgx2, dgx_a100, dgx_gb200, dgx_h100, gpu_noc, "
@@ -303,7 +303,7 @@ TEST(BlueprintErrors, FileDevices) {
   // ...and may not clash with a generated device of the same name.
   log.clear();
   spec.devices = {fileDevice("switch", ComponentKind::Nic, 1)};
-  spec.params = {{"host", "switch", {}, {}}};
+  spec.params = {{"host", "switch", {}}};
   EXPECT_FALSE(blueprints::instantiateFabric(spec, diags));
   EXPECT_EQ(log, "fabric.yaml: error: device 'switch' given for switch differs from another "
                  "device of the same name in this fabric; give one of them another name\n");
