@@ -191,6 +191,14 @@ std::optional<AttachPoints> hostNics(const DeviceBuild &d) {
     if (port && !hasXpu)
       return AttachPoints{c.name, port->name, c.count * port->count, port->count};
   }
+  // A processor with its own I/O ports and no NIC (gpu_noc): those ports.
+  bool hasXpu = false;
+  for (const Component &c : d.device.components)
+    hasXpu |= c.kind == ComponentKind::Xpu;
+  if (hasXpu)
+    for (const Component &c : d.device.components)
+      if (c.kind == ComponentKind::Port && c.count > 0)
+        return AttachPoints{c.name, "", c.count, 1};
   return std::nullopt;
 }
 
@@ -212,8 +220,9 @@ static std::string componentList(const DeviceDef &d) {
 }
 
 void reportNoNics(ParamReader &r, llvm::StringRef key, const DeviceBuild &d) {
-  r.error(key, "device '" + d.device.name + "' cannot be a host: it has no nic component and no "
-               "composed NIC device with ports to attach to the fabric (its components: " +
+  r.error(key, "device '" + d.device.name + "' cannot be a host: it has no nic component, no "
+               "composed NIC device with ports and no xpu with ports to attach to the fabric "
+               "(its components: " +
                    componentList(d.device) + ")");
 }
 

@@ -59,7 +59,8 @@ struct AttachPoints {
 
 /// The host's NICs: the first nic component (as InfraGraph's reference blueprints
 /// do), else the ports of the first composed NIC device (one with ports and no xpu;
-/// its last port component, i.e. the transceivers when it has them).
+/// its last port component, i.e. the transceivers when it has them), else, for a
+/// device with xpus, its first port component (gpu_noc's I/O ports).
 std::optional<AttachPoints> hostNics(const DeviceBuild &d);
 /// The switch's ports: its first port component.
 std::optional<AttachPoints> switchPorts(const DeviceBuild &d);

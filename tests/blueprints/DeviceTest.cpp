@@ -206,3 +206,12 @@ TEST(DeviceBlueprint, GpuNocParameters) {
     }
   }
 }
+
+TEST(DeviceBlueprint, GpuNocAsHostAttachesThroughItsIoPorts) {
+  Built b = buildFabric("single_tier:hosts=2,host=gpu_noc");
+  ASSERT_TRUE(b.graph) << b.log;
+  auto e = edgeSet(*b.graph);
+  EXPECT_EQ(edgesPerLink(*b.graph)["switch-link"], 16u);
+  EXPECT_TRUE(e.count(edgeText("gpu_noc.0.io.0", "switch.0.port.0", "switch-link")));
+  EXPECT_TRUE(e.count(edgeText("gpu_noc.1.io.7", "switch.0.port.15", "switch-link")));
+}

@@ -68,9 +68,10 @@ const ErrorCase Cases[] = {
     {"clos:bw0=0G", "0G", "bw0 '0G' must be positive"},
     {"torus:of=cpu", "cpu", "of 'cpu' is not valid; choose xpu or switch (did you mean 'xpu'?)"},
     // Devices.
-    {"clos:host=switch", "switch", "device 'switch' cannot be a host: it has no nic component and "
-                                   "no composed NIC device with ports to attach to the fabric (its "
-                                   "components: asic (cpu x1), port (port x16))"},
+    {"clos:host=switch", "switch", "device 'switch' cannot be a host: it has no nic component, no "
+                                   "composed NIC device with ports and no xpu with ports to attach "
+                                   "to the fabric (its components: asic (cpu x1), port (port "
+                                   "x16))"},
     {"single_tier:switch=server", "server", "device 'server' cannot be a switch: it has no port "
                                             "component (its components: cpu (cpu x1), xpu (xpu "
                                             "x2), nvlsw (switch x1), pciesw (switch x1), nic (nic "
