@@ -38,10 +38,11 @@ std::string tierName(int32_t t) {
   return fmt::format("tier {}", t);
 }
 
-std::string instanceNames(const FabricGraph &g, const std::vector<uint32_t> &ids) {
+std::string instanceNames(const FabricGraph &g, const std::vector<uint32_t> &ids,
+                          const char *separator = ", ") {
   std::string out;
   for (uint32_t i : ids)
-    out += (out.empty() ? "" : ", ") + g.instances()[i].name;
+    out += (out.empty() ? "" : separator) + g.instances()[i].name;
   return out;
 }
 
@@ -132,61 +133,65 @@ StructureOptions sizingOptions() {
 }
 
 nlohmann::ordered_json fabricSizingJson(const FabricGraph &g, const FabricStructure &s) {
+  // Objects rather than arrays, keyed by what a reader looks for, so that the stats
+  // report's text rendering (one line per flat object) reads well too.
   using json = nlohmann::ordered_json;
+  auto gbpsOf = [](double bps) { return bps / 1e9; };
   json j;
   j["hosts"] = s.hosts;
-  json hostInst = json::array();
-  for (uint32_t i : s.hostInstances)
-    hostInst.push_back(g.instances()[i].name);
-  j["host_instances"] = hostInst;
+  j["host instances"] = instanceNames(g, s.hostInstances, " ");
   j["xpus"] = s.xpus;
   j["nics"] = s.nics;
   j["switches"] = s.switches;
-  json tiers = json::array();
+  json tiers = json::object();
   for (const auto &t : s.tiers) {
     json jt;
-    jt["tier"] = t.level;
     jt["switches"] = t.switches;
-    json names = json::array();
-    for (uint32_t i : t.instances)
-      names.push_back(g.instances()[i].name);
-    jt["instances"] = names;
-    jt["down_links"] = t.downLinks;
-    jt["up_links"] = t.upLinks;
-    jt["peer_links"] = t.peerLinks;
-    if (t.bandwidthKnown) {
-      jt["down_gbps"] = t.downBps / 1e9;
-      jt["up_gbps"] = t.upBps / 1e9;
-    }
-    jt["oversubscription"] = t.oversubscription ? json(*t.oversubscription) : json(nullptr);
-    tiers.push_back(jt);
+    jt["instances"] = instanceNames(g, t.instances, " ");
+    tiers[tierName(int32_t(t.level))] = jt;
   }
-  j["tiers"] = tiers;
-  j["unattached_switches"] = s.unattachedSwitches;
-  json links = json::array();
+  if (s.unattachedSwitches)
+    tiers["no tier"] = json{{"switches", s.unattachedSwitches}, {"instances", "-"}};
+  j["switches per tier"] = tiers;
+  json links = json::object();
   for (const auto &c : s.linkClasses) {
+    std::string what = c.lower == c.upper ? "within " + tierName(c.lower)
+                                          : tierName(c.lower) + " - " + tierName(c.upper);
     json jc;
-    jc["between"] = json::array({tierName(c.lower), tierName(c.upper)});
     jc["links"] = c.links;
-    jc["gbps_each"] = c.uniformBps ? json(*c.uniformBps / 1e9) : json(nullptr);
-    jc["gbps_total"] = c.bandwidthKnown ? json(c.bps / 1e9) : json(nullptr);
-    jc["link_names"] = c.linkNames;
-    links.push_back(jc);
+    jc["gbps each"] = c.uniformBps ? json(gbpsOf(*c.uniformBps)) : json(nullptr);
+    jc["gbps total"] = c.bandwidthKnown ? json(gbpsOf(c.bps)) : json(nullptr);
+    std::string names;
+    for (const auto &n : c.linkNames)
+      names += (names.empty() ? "" : " ") + n;
+    jc["link names"] = names;
+    links[what] = jc;
   }
-  j["links"] = links;
+  j["links per tier"] = links;
+  json over = json::object();
+  for (const auto &t : s.tiers) {
+    json jt;
+    jt["ratio"] = t.oversubscription ? json(*t.oversubscription) : json(nullptr);
+    jt["down links"] = t.downLinks;
+    jt["up links"] = t.upLinks;
+    jt["down gbps"] = t.bandwidthKnown ? json(gbpsOf(t.downBps)) : json(nullptr);
+    jt["up gbps"] = t.bandwidthKnown ? json(gbpsOf(t.upBps)) : json(nullptr);
+    over[tierName(int32_t(t.level))] = jt;
+  }
+  j["oversubscription per tier"] = over;
   if (s.bisection) {
     json jb;
-    jb["first_half_hosts"] = s.bisection->firstHalfHosts;
-    jb["second_half_hosts"] = s.bisection->secondHalfHosts;
-    jb["links_cut"] = s.bisection->links;
-    jb["gbps"] = s.bisection->bps ? json(*s.bisection->bps / 1e9) : json(nullptr);
+    jb["gbps"] = s.bisection->bps ? json(gbpsOf(*s.bisection->bps)) : json(nullptr);
+    jb["links cut"] = s.bisection->links;
+    jb["first half hosts"] = s.bisection->firstHalfHosts;
+    jb["second half hosts"] = s.bisection->secondHalfHosts;
     j["bisection"] = jb;
   } else {
     j["bisection"] = nullptr;
   }
-  j["hosts_connected"] = s.hostsConnected;
-  j["diameter_hops"] = s.diameterHops ? json(*s.diameterHops) : json(nullptr);
-  j["diameter_is_lower_bound"] = s.diameterIsLowerBound;
+  j["hosts connected"] = s.hostsConnected;
+  j["diameter hops"] = s.diameterHops ? json(*s.diameterHops) : json(nullptr);
+  j["diameter is a lower bound"] = s.diameterIsLowerBound;
   return j;
 }
 

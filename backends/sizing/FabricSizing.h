@@ -17,7 +17,8 @@ StructureOptions sizingOptions();
 /// Indented `key  value` lines, bandwidths in Gb/s.
 void printFabricSizing(const FabricGraph &g, const FabricStructure &s, llvm::raw_ostream &os);
 
-/// The same content as a JSON object (bandwidths in Gb/s).
+/// The same content as a JSON object of objects (bandwidths in Gb/s; tiers keyed
+/// "tier 0", ...; link classes keyed "hosts - tier 0", "within tier 0", ...).
 nlohmann::ordered_json fabricSizingJson(const FabricGraph &g, const FabricStructure &s);
 
 } // namespace infracc
