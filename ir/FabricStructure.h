@@ -21,9 +21,9 @@
 //    build, host order follows locality, so this is their usual bisection figure; for
 //    arbitrary fabrics it is an upper bound on the minimum bisection.
 //  * Diameter: the largest number of copy-graph hops between two hosts. Exact (one
-//    breadth-first search per class of hosts with the same neighbours, 64 at a time),
+//    breadth-first search per class of hosts with the same neighbours, 256 at a time),
 //    unless that work exceeds StructureOptions::diameterWorkLimit: then a lower bound
-//    from 64 hosts spread over the host order, flagged as such.
+//    from 256 hosts spread over the host order, flagged as such.
 #pragma once
 
 #include "ir/FabricGraph.h"

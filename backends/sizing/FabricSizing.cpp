@@ -116,7 +116,7 @@ void printFabricSizing(const FabricGraph &g, const FabricStructure &s, llvm::raw
   }
   if (s.diameterHops && s.diameterIsLowerBound)
     line(os, 2, "diameter",
-         fmt::format("at least {} hops (host to host; searched from 64 of the hosts only, the "
+         fmt::format("at least {} hops (host to host; searched from 256 of the hosts only, the "
                      "exact search is skipped for fabrics this large)",
                      *s.diameterHops));
   else if (s.diameterHops)
