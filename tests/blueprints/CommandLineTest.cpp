@@ -1,11 +1,26 @@
-// The blueprint options through the real binary: -list-blueprints and -fabric= with the
-// sizing report (golden files reviewed by hand against the closed forms in
-// docs/blueprints.md).
+// The blueprint options through the real binary: -list-blueprints, -fabric= with the
+// sizing section of -emit=stats (golden files reviewed by hand against the closed forms
+// in docs/blueprints.md), and blueprint fabrics written out with -emit=infragraph and
+// read back.
 #include "tests/support/TestUtil.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 using namespace infracc::test;
+
+namespace {
+
+// The "sizing:" section of a text stats report.
+std::string sizingSection(const std::string &report) {
+  size_t b = report.find("\nsizing:\n");
+  if (b == std::string::npos)
+    return "<no sizing section>\n" + report;
+  size_t e = report.find("\n\n", b + 1);
+  return report.substr(b + 1, e == std::string::npos ? std::string::npos : e - b);
+}
+
+} // namespace
 
 TEST(BlueprintCommandLine, ListBlueprints) {
   auto r = runInfracc({"-list-blueprints"});
@@ -19,13 +34,14 @@ TEST(BlueprintCommandLine, SizingOfATwoLevelClos) {
   // 200G up): tier 0 carries 4 x 100G down per 4 x 200G up; the first 8 servers' 16 NIC
   // links (1600 Gb/s) are the narrowest cut between the halves; host, tier 0, tier 1,
   // tier 0, host is 4 hops.
-  auto r = runInfracc({"-fabric=clos:radix=8,levels=2", "-emit=sizing"});
+  auto r = runInfracc({"-fabric=clos:radix=8,levels=2", "-emit=stats"});
   EXPECT_EQ(r.status, 0);
   EXPECT_EQ(r.err, "");
-  EXPECT_EQ(compareGolden("blueprints/clos-8-2.sizing.txt", r.out), "");
-  r = runInfracc({"-fabric=clos:radix=8,levels=2", "-emit=sizing", "-format=json"});
+  EXPECT_EQ(compareGolden("blueprints/clos-8-2.sizing.txt", sizingSection(r.out)), "");
+  r = runInfracc({"-fabric=clos:radix=8,levels=2", "-emit=stats", "-format=json"});
   EXPECT_EQ(r.status, 0);
-  EXPECT_EQ(compareGolden("blueprints/clos-8-2.sizing.json", r.out), "");
+  auto j = nlohmann::ordered_json::parse(r.out);
+  EXPECT_EQ(compareGolden("blueprints/clos-8-2.sizing.json", j["sizing"].dump(2) + "\n"), "");
 }
 
 TEST(BlueprintCommandLine, SizingOfAnOversubscribedThreeLevelClos) {
@@ -34,22 +50,70 @@ TEST(BlueprintCommandLine, SizingOfAnOversubscribedThreeLevelClos) {
   // Hosts: 32 tier-0 switches x 6 ports / 2 NICs = 96. With 100G everywhere the tier-0
   // ratio is 3:1 and the bisection is 16 tier-0 switches x 2 uplinks x 100G.
   auto r = runInfracc({"-fabric=clos:radix=8,levels=3,oversub0=3,bw0=100G,bw1=100G,bw2=100G",
-                       "-emit=sizing"});
+                       "-emit=stats"});
   EXPECT_EQ(r.status, 0);
   EXPECT_EQ(r.err, "");
-  EXPECT_EQ(compareGolden("blueprints/clos-8-3-oversub.sizing.txt", r.out), "");
+  EXPECT_EQ(compareGolden("blueprints/clos-8-3-oversub.sizing.txt", sizingSection(r.out)), "");
 }
 
-TEST(BlueprintCommandLine, FabricNeedsNoFile) {
-  auto r = runInfracc({"-fabric=torus:dims=3x3", "-emit=sizing"});
+TEST(BlueprintCommandLine, FabricNeedsNoFileAndStatsIsTheDefault) {
+  auto r = runInfracc({"-fabric=torus:dims=3x3"});
   EXPECT_EQ(r.status, 0);
-  EXPECT_EQ(r.out.substr(0, 20), "fabric torus-fabric\n");
-  EXPECT_NE(r.out.find("  diameter               2 hops (host to host)\n"), std::string::npos);
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(sizingSection(r.out).find("  diameter hops:              2\n"), std::string::npos)
+      << r.out;
 }
 
-TEST(BlueprintCommandLine, SizingRejectsOtherFormats) {
-  auto r = runInfracc({"-fabric=torus", "-emit=sizing", "-format=tsv"});
+TEST(BlueprintCommandLine, FabricAndAFabricFileConflict) {
+  std::string dir = makeTempDir("bp");
+  writeFile(dir + "/f.yaml", "blueprint: {name: torus}\n");
+  auto r = runInfracc({"-fabric=torus", dir + "/f.yaml", "-emit=stats"});
   EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(r.err, "infracc: error: -emit=sizing writes text or json, not 'tsv'\n");
+  EXPECT_EQ(r.err, "infracc: error: two fabrics given ('-fabric=torus' and '" + dir +
+                       "/f.yaml'); give one fabric per run\n");
   EXPECT_EQ(r.out, "");
+}
+
+namespace {
+
+// A blueprint fabric written with -emit=infragraph is a plain document that reads back to
+// the same graph (-emit=fqg lists every node and edge) and the same digest.
+void expectRoundTrip(const std::string &spec, const std::string &format) {
+  std::string dir = makeTempDir("rt");
+  std::string file = dir + "/fabric." + format;
+  auto w = runInfracc({"-fabric=" + spec, "-emit=infragraph", "-o", file});
+  ASSERT_EQ(w.status, 0) << spec << "\n" << w.err;
+  std::string doc = readFile(file);
+  EXPECT_EQ(doc.find("blueprint"), std::string::npos) << spec;
+  for (const char *target : {"fqg", "digest"}) {
+    auto a = runInfracc({"-fabric=" + spec, std::string("-emit=") + target});
+    auto b = runInfracc({file, std::string("-emit=") + target});
+    ASSERT_EQ(a.status, 0) << spec << a.err;
+    ASSERT_EQ(b.status, 0) << spec << b.err;
+    EXPECT_EQ(a.out, b.out) << spec << " " << target;
+    EXPECT_FALSE(a.out.empty());
+  }
+}
+
+} // namespace
+
+TEST(BlueprintCommandLine, RoundTripClos) {
+  expectRoundTrip("clos:radix=8,levels=2", "yaml");
+  expectRoundTrip("clos:radix=8,levels=2", "json");
+  expectRoundTrip("clos:radix=8,levels=3,oversub0=3,bundle2=2,lat1=500ns", "yaml");
+}
+
+TEST(BlueprintCommandLine, RoundTripComposedHosts) {
+  expectRoundTrip("clos:radix=32,levels=2,host=dgx_h100(nic_device=cx5(variant=100g_dual))",
+                  "yaml");
+  expectRoundTrip("single_tier:hosts=2,host=dgx2(nic=cx6_200g)", "json");
+  expectRoundTrip("single_tier:hosts=2,host=gpu_noc(mesh=3x2)", "yaml");
+}
+
+TEST(BlueprintCommandLine, RoundTripOtherFabrics) {
+  for (const char *spec :
+       {"leaf_spine:leaves=3,spines=2,bundle=2", "dragonfly:a=3,p=1,h=2,groups=5,host=simple_host",
+        "torus:dims=3x4x5", "torus:dims=64x2", "mesh:dims=2x6,of=switch,hosts_per_switch=2",
+        "rail:radix=8,host=simple_host(nics=2)", "hammingmesh:grid=3x20,radix=16"})
+    expectRoundTrip(spec, "yaml");
 }

@@ -199,7 +199,7 @@ class BlueprintError : public ::testing::TestWithParam<ErrorCase> {};
 
 TEST_P(BlueprintError, ExactMessage) {
   const ErrorCase &c = GetParam();
-  auto r = test::runInfracc({std::string("-fabric=") + c.spec, "-emit=sizing"});
+  auto r = test::runInfracc({std::string("-fabric=") + c.spec, "-emit=stats"});
   EXPECT_EQ(r.status, 1) << c.spec;
   EXPECT_EQ(r.err, expectedOutput(c));
   EXPECT_EQ(r.out, "");
@@ -216,7 +216,7 @@ INSTANTIATE_TEST_SUITE_P(Params, BlueprintError, ::testing::ValuesIn(Cases),
                          });
 
 TEST(BlueprintErrors, SeveralAtOnce) {
-  auto r = test::runInfracc({"-fabric=clos:bw0=10x,lat1=3 sec", "-emit=sizing"});
+  auto r = test::runInfracc({"-fabric=clos:bw0=10x,lat1=3 sec", "-emit=stats"});
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err,
             "<command line>:1:18: error: bw0 '10x' is not a bandwidth; write a number with a unit, "
@@ -227,7 +227,7 @@ TEST(BlueprintErrors, SeveralAtOnce) {
             "unit, e.g. 500ns, 1us or 2ms (a bare number is ns), or none\n"
             "-fabric=clos:bw0=10x,lat1=3 sec\n"
             "                          ^\n");
-  r = test::runInfracc({"-fabric=clos:oversub1=2,bundle2=2", "-emit=sizing"});
+  r = test::runInfracc({"-fabric=clos:oversub1=2,bundle2=2", "-emit=stats"});
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err,
             "<command line>:1:23: error: oversub1 applies to the tier-1 to tier-2 links of a "
@@ -255,9 +255,12 @@ TEST(BlueprintErrors, WithoutLocationsGoToTheOrigin) {
   log.clear();
   spec.name = "closs";
   EXPECT_FALSE(blueprints::instantiateFabric(spec, diags));
-  EXPECT_EQ(log, "fabric.yaml: error: unknown fabric blueprint 'closs'; did you mean 'clos'? "
-                 "(fabric blueprints: clos, dragonfly, hammingmesh, leaf_spine, mesh, rail, "
-                 "single_tier, torus; see infracc -list-blueprints)\n");
+  // Other tests of this binary register test-only blueprints, which join the list: the
+  // list as the user sees it is checked through the binary above.
+  EXPECT_EQ(log.substr(0, 162),
+            "fabric.yaml: error: unknown fabric blueprint 'closs'; did you mean 'clos'? (fabric "
+            "blueprints: clos, dragonfly, hammingmesh, leaf_spine, mesh, rail, single_tier, ");
+  EXPECT_TRUE(llvm::StringRef(log).ends_with("torus; see infracc -list-blueprints)\n")) << log;
 }
 
 namespace {
