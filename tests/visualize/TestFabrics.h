@@ -1,0 +1,123 @@
+// Small fabrics built in C++ for the visualisation tests (written by hand here, so
+// the expected pictures can be derived by counting).
+#pragma once
+
+#include "compiler/Diagnostics.h"
+#include "ir/FabricGraph.h"
+
+#include <memory>
+#include <string>
+
+namespace infracc::test {
+
+inline PathElem elem(std::string name) { return PathElem{std::move(name), std::nullopt, {}}; }
+inline PathElem elem(std::string name, int64_t a, int64_t b) {
+  Slice s;
+  s.start = a;
+  s.stop = b;
+  return PathElem{std::move(name), s, {}};
+}
+inline PathElem index(std::string name, int64_t i) {
+  Slice s;
+  s.isIndex = true;
+  s.start = i;
+  return PathElem{std::move(name), s, {}};
+}
+
+inline Component comp(std::string name, ComponentKind k, uint64_t count) {
+  Component c;
+  c.name = std::move(name);
+  c.kind = k;
+  c.count = count;
+  return c;
+}
+
+inline InfraEdge infraEdge(PathElem inst1, PathElem comp1, PathElem inst2, PathElem comp2,
+                           std::string link) {
+  InfraEdge e;
+  e.ep1 = {std::move(inst1), {std::move(comp1)}};
+  e.ep2 = {std::move(inst2), {std::move(comp2)}};
+  e.link = std::move(link);
+  return e;
+}
+
+/// A server: `xpus` xpus and `nics` nics, every xpu wired to every nic over pcie.
+inline DeviceDef server(uint64_t xpus, uint64_t nics) {
+  DeviceDef d;
+  d.name = "server";
+  d.components = {comp("xpu", ComponentKind::Xpu, xpus), comp("nic", ComponentKind::Nic, nics)};
+  d.links = {{"pcie", "", Bandwidth::gigabitsPerSec(256), Duration::nanoseconds(100), {}}};
+  d.edges.push_back({{elem("xpu")}, {elem("nic")}, Scheme::Many2Many, "pcie", {}, {}});
+  return d;
+}
+
+/// A switch: one asic and `ports` ports, each port wired to the asic.
+inline DeviceDef switchDevice(uint64_t ports, std::string name = "switch") {
+  DeviceDef d;
+  d.name = std::move(name);
+  d.components = {comp("asic", ComponentKind::Switch, 1), comp("port", ComponentKind::Port, ports)};
+  d.links = {{"ic", "", std::nullopt, std::nullopt, {}}};
+  d.edges.push_back({{elem("asic")}, {elem("port")}, Scheme::Many2Many, "ic", {}, {}});
+  return d;
+}
+
+/// Leaf-spine: `leaves` leaves with `hostsPerLeaf` single-nic servers each, every
+/// leaf joined to every spine by `parallel` links.
+inline std::shared_ptr<Infrastructure> leafSpine(uint64_t leaves, uint64_t spines,
+                                                 uint64_t hostsPerLeaf, uint64_t parallel = 1) {
+  auto in = std::make_shared<Infrastructure>();
+  in->name = "leafspine";
+  in->origin = "leafspine";
+  uint64_t leafPorts = hostsPerLeaf + spines * parallel;
+  in->devices = {server(2, 1), switchDevice(leafPorts, "leafsw"),
+                 switchDevice(leaves * parallel, "spinesw")};
+  in->links = {{"eth", "", Bandwidth::gigabitsPerSec(100), Duration::microseconds(1), {}},
+               {"uplink", "", Bandwidth::gigabitsPerSec(400), Duration::microseconds(1), {}}};
+  in->instances = {{"host", "server", "", leaves * hostsPerLeaf, {}, {}, {}},
+                   {"leaf", "leafsw", "", leaves, {}, {}, {}},
+                   {"spine", "spinesw", "", spines, {}, {}, {}}};
+  for (uint64_t l = 0; l < leaves; ++l) {
+    in->edges.push_back(infraEdge(elem("host", int64_t(l * hostsPerLeaf),
+                                       int64_t((l + 1) * hostsPerLeaf)),
+                                  index("nic", 0), index("leaf", int64_t(l)),
+                                  elem("port", 0, int64_t(hostsPerLeaf)), "eth"));
+    for (uint64_t s = 0; s < spines; ++s)
+      for (uint64_t p = 0; p < parallel; ++p)
+        in->edges.push_back(infraEdge(
+            index("leaf", int64_t(l)), index("port", int64_t(hostsPerLeaf + s * parallel + p)),
+            index("spine", int64_t(s)), index("port", int64_t(l * parallel + p)), "uplink"));
+  }
+  return in;
+}
+
+/// A 2-D torus of `x` × `y` hosts with 4 nics each (no switches).
+inline std::shared_ptr<Infrastructure> torus2d(uint64_t x, uint64_t y) {
+  auto in = std::make_shared<Infrastructure>();
+  in->name = "torus";
+  in->origin = "torus";
+  in->devices = {server(1, 4)};
+  in->links = {{"torus", "", Bandwidth::gigabitsPerSec(200), Duration::nanoseconds(500), {}}};
+  in->instances = {{"node", "server", "", x * y, {}, {}, {}}};
+  for (uint64_t i = 0; i < x; ++i)
+    for (uint64_t j = 0; j < y; ++j) {
+      int64_t here = int64_t(i * y + j);
+      int64_t right = int64_t(((i + 1) % x) * y + j), up = int64_t(i * y + (j + 1) % y);
+      in->edges.push_back(infraEdge(index("node", here), index("nic", 0), index("node", right),
+                                    index("nic", 1), "torus"));
+      in->edges.push_back(infraEdge(index("node", here), index("nic", 2), index("node", up),
+                                    index("nic", 3), "torus"));
+    }
+  return in;
+}
+
+inline std::unique_ptr<FabricGraph> expand(std::shared_ptr<Infrastructure> in) {
+  std::string log;
+  llvm::raw_string_ostream os(log);
+  DiagEngine diags(os);
+  auto g = expandFabric(std::move(in), diags, ExpandOptions{false});
+  if (!g)
+    throw std::runtime_error("test fabric does not expand: " + log);
+  return g;
+}
+
+} // namespace infracc::test

@@ -1,0 +1,197 @@
+#include "visualize/Graphviz.h"
+
+#include <graphviz/cgraph.h>
+#include <graphviz/gvc.h>
+
+#include <llvm/ADT/StringExtras.h>
+
+#include <memory>
+
+namespace infracc::viz {
+
+bool isRenderFormat(llvm::StringRef f) {
+  return f == "dot" || f == "svg" || f == "png" || f == "pdf";
+}
+
+std::string htmlEscape(llvm::StringRef s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+    case '&': out += "&amp;"; break;
+    case '<': out += "&lt;"; break;
+    case '>': out += "&gt;"; break;
+    case '"': out += "&quot;"; break;
+    default: out += c;
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// cgraph's API predates const; it copies every string it is given.
+char *cs(const std::string &s) { return const_cast<char *>(s.c_str()); }
+char *cs(const char *s) { return const_cast<char *>(s); }
+
+// Graphviz reports through a process-wide hook; collect everything it says while one
+// drawing is processed.
+std::string *capturedMessages = nullptr;
+
+int captureMessage(char *msg) {
+  if (capturedMessages)
+    *capturedMessages += msg;
+  return 0;
+}
+
+class CaptureGraphvizMessages {
+public:
+  explicit CaptureGraphvizMessages(std::string &sink) {
+    capturedMessages = &sink;
+    prevFn_ = agseterrf(captureMessage);
+    prevLevel_ = agseterr(AGWARN);
+    agreseterrors();
+  }
+  ~CaptureGraphvizMessages() {
+    agseterrf(prevFn_);
+    agseterr(prevLevel_);
+    capturedMessages = nullptr;
+  }
+
+private:
+  agusererrf prevFn_;
+  agerrlevel_t prevLevel_;
+};
+
+int appendToString(void *chan, const char *str) {
+  *static_cast<std::string *>(chan) += str;
+  return 0;
+}
+int flushNothing(void *) { return 0; }
+Agiodisc_t StringIo = {nullptr, appendToString, flushNothing};
+
+struct GraphCloser {
+  void operator()(Agraph_t *g) const { agclose(g); }
+};
+using GraphPtr = std::unique_ptr<Agraph_t, GraphCloser>;
+
+void setAttr(Agraph_t *root, void *obj, int kind, const Attr &a) {
+  Agsym_t *sym = agattr(root, kind, cs(a.key), nullptr);
+  if (!sym)
+    sym = agattr(root, kind, cs(a.key), cs(""));
+  if (a.html) {
+    char *h = agstrdup_html(root, cs(a.value));
+    agxset(obj, sym, h);
+    agstrfree(root, h);
+  } else {
+    agxset(obj, sym, cs(a.value));
+  }
+}
+
+void setDefault(Agraph_t *root, int kind, const Attr &a) {
+  if (a.html) {
+    char *h = agstrdup_html(root, cs(a.value));
+    agattr(root, kind, cs(a.key), h);
+    agstrfree(root, h);
+  } else {
+    agattr(root, kind, cs(a.key), cs(a.value));
+  }
+}
+
+GraphPtr build(const Drawing &d, Agdisc_t *disc) {
+  GraphPtr g(agopen(cs(d.name), d.directed ? Agdirected : Agundirected, disc));
+  Agraph_t *root = g.get();
+  for (const Attr &a : d.graph)
+    setDefault(root, AGRAPH, a);
+  for (const Attr &a : d.nodeDefaults)
+    setDefault(root, AGNODE, a);
+  for (const Attr &a : d.edgeDefaults)
+    setDefault(root, AGEDGE, a);
+
+  std::vector<Agraph_t *> clusters;
+  clusters.reserve(d.clusters.size());
+  for (const Drawing::Cluster &c : d.clusters) {
+    Agraph_t *parent = c.parent < 0 ? root : clusters[c.parent];
+    Agraph_t *sub = agsubg(parent, cs("cluster_" + c.id), 1);
+    // A root graph attribute is also every subgraph's default: give each cluster
+    // its own label so none inherits the title.
+    bool hasLabel = false;
+    for (const Attr &a : c.attrs) {
+      setAttr(root, sub, AGRAPH, a);
+      hasLabel |= a.key == "label";
+    }
+    if (!hasLabel)
+      setAttr(root, sub, AGRAPH, {"label", ""});
+    clusters.push_back(sub);
+  }
+
+  std::vector<Agnode_t *> nodes;
+  nodes.reserve(d.nodes.size());
+  for (const Drawing::Node &n : d.nodes) {
+    Agnode_t *node = agnode(root, cs(n.id), 1);
+    for (const Attr &a : n.attrs)
+      setAttr(root, node, AGNODE, a);
+    if (n.cluster >= 0)
+      agsubnode(clusters[n.cluster], node, 1);
+    nodes.push_back(node);
+  }
+  for (size_t i = 0; i < d.sameRank.size(); ++i) {
+    Agraph_t *sub = agsubg(root, cs("rank_" + std::to_string(i)), 1);
+    setAttr(root, sub, AGRAPH, {"rank", "same"});
+    for (uint32_t n : d.sameRank[i])
+      agsubnode(sub, nodes[n], 1);
+  }
+  for (const Drawing::Edge &e : d.edges) {
+    // Named edges: parallel edges between the same pair stay distinct.
+    Agedge_t *edge = agedge(root, nodes[e.tail], nodes[e.head], nullptr, 1);
+    for (const Attr &a : e.attrs)
+      setAttr(root, edge, AGEDGE, a);
+  }
+  return g;
+}
+
+llvm::Error graphvizError(llvm::StringRef what, llvm::StringRef messages) {
+  std::string msg = ("Graphviz failed to " + what).str();
+  llvm::StringRef m = messages.trim();
+  if (!m.empty())
+    msg += ": " + m.str();
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+}
+
+} // namespace
+
+llvm::Expected<std::string> render(const Drawing &d, llvm::StringRef format) {
+  if (!isRenderFormat(format))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "unknown picture format '" + format + "' (valid: " +
+                                       RenderFormats + ")");
+  std::string messages;
+  CaptureGraphvizMessages capture(messages);
+  if (format == "dot") {
+    Agdisc_t disc = {&AgMemDisc, &AgIdDisc, &StringIo};
+    GraphPtr g = build(d, &disc);
+    std::string out;
+    if (agwrite(g.get(), &out) != 0 || !messages.empty())
+      return graphvizError("write DOT", messages);
+    return out;
+  }
+  std::unique_ptr<GVC_t, int (*)(GVC_t *)> gvc(gvContext(), gvFreeContext);
+  if (!gvc)
+    return graphvizError("start", messages);
+  GraphPtr g = build(d, nullptr);
+  if (gvLayout(gvc.get(), g.get(), d.engine.c_str()) != 0 || !messages.empty())
+    return graphvizError("lay out the drawing with '" + d.engine + "'", messages);
+  char *data = nullptr;
+  unsigned int len = 0;
+  int rc = gvRenderData(gvc.get(), g.get(), format.str().c_str(), &data, &len);
+  std::string out;
+  if (data)
+    out.assign(data, len);
+  gvFreeRenderData(data);
+  gvFreeLayout(gvc.get(), g.get());
+  if (rc != 0 || !messages.empty())
+    return graphvizError("render " + format.str(), messages);
+  return out;
+}
+
+} // namespace infracc::viz
