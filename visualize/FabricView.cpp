@@ -348,8 +348,9 @@ Drawing buildOverview(const FabricGraph &g, const Boxes &b, const ChosenGrouping
     if (e.gb != e.ga && gr.members[e.gb].size() > 1)
       per.push_back(perMember(e.minB, e.maxB, memberWord[e.gb]));
     std::string detail = llvm::join(per, " · ");
-    std::string tooltip = fmt::format("{} – {}: ×{} {}{}", d.nodes[e.ga].id, d.nodes[e.gb].id,
-                                      e.total, legend.describe(e.link),
+    std::string tooltip = fmt::format("{} – {}: {}{}{}", d.nodes[e.ga].id, d.nodes[e.gb].id,
+                                      e.total > 1 ? "×" + formatCount(e.total) + " " : "",
+                                      legend.describe(e.link),
                                       detail.empty() ? "" : " (" + detail + ")");
     uint32_t tail = e.ga, head = e.gb;
     if (b.units.tier[gr.members[tail].front()] > b.units.tier[gr.members[head].front()])
@@ -549,8 +550,9 @@ llvm::Expected<Drawing> drawDevice(const FabricGraph &g, llvm::StringRef name,
   }
   std::map<std::string, size_t> kindCount;
   for (const Component &c : dev->components)
-    kindCount[c.kind == ComponentKind::Custom ? c.customType : componentKindName(c.kind).str()] +=
-        c.count;
+    kindCount[c.kind == ComponentKind::Custom   ? c.customType
+              : c.kind == ComponentKind::Device ? c.name
+                                                : componentKindName(c.kind).str()] += c.count;
   std::vector<std::string> parts;
   for (auto &[k, n] : kindCount)
     parts.push_back(fmt::format("{} {}", n, k));
@@ -562,7 +564,6 @@ llvm::Expected<Drawing> drawDevice(const FabricGraph &g, llvm::StringRef name,
   if (aggregated)
     lines.push_back("components with the same neighbours are drawn as one node (×N)");
   setCommonStyle(d, titleBlock(dev->name, lines, "", legend), "LR");
-  d.graph.push_back({"ranksep", "0.9"});
   return d;
 }
 

@@ -131,6 +131,8 @@ llvm::Expected<Drawing> drawSchedule(const Schedule &s, const ScheduleViewOption
     d.addEdge(mm.send, mm.recv,
               {{"color", "#D55E00"},
                {"penwidth", "1.5"},
+               // Ranks stay side by side: messages do not push the receiver down.
+               {"constraint", "false"},
                {"tooltip", fmt::format("message, {}b", s.size(mm.send))}});
 
   std::string facts = fmt::format("{} rank{} · {} ops: {} send, {} recv, {} calc", s.numRanks(),

@@ -17,7 +17,7 @@ inline PathElem elem(std::string name, int64_t a, int64_t b) {
   s.stop = b;
   return PathElem{std::move(name), s, {}};
 }
-inline PathElem index(std::string name, int64_t i) {
+inline PathElem at(std::string name, int64_t i) {
   Slice s;
   s.isIndex = true;
   s.start = i;
@@ -79,13 +79,13 @@ inline std::shared_ptr<Infrastructure> leafSpine(uint64_t leaves, uint64_t spine
   for (uint64_t l = 0; l < leaves; ++l) {
     in->edges.push_back(infraEdge(elem("host", int64_t(l * hostsPerLeaf),
                                        int64_t((l + 1) * hostsPerLeaf)),
-                                  index("nic", 0), index("leaf", int64_t(l)),
+                                  at("nic", 0), at("leaf", int64_t(l)),
                                   elem("port", 0, int64_t(hostsPerLeaf)), "eth"));
     for (uint64_t s = 0; s < spines; ++s)
       for (uint64_t p = 0; p < parallel; ++p)
         in->edges.push_back(infraEdge(
-            index("leaf", int64_t(l)), index("port", int64_t(hostsPerLeaf + s * parallel + p)),
-            index("spine", int64_t(s)), index("port", int64_t(l * parallel + p)), "uplink"));
+            at("leaf", int64_t(l)), at("port", int64_t(hostsPerLeaf + s * parallel + p)),
+            at("spine", int64_t(s)), at("port", int64_t(l * parallel + p)), "uplink"));
   }
   return in;
 }
@@ -102,11 +102,58 @@ inline std::shared_ptr<Infrastructure> torus2d(uint64_t x, uint64_t y) {
     for (uint64_t j = 0; j < y; ++j) {
       int64_t here = int64_t(i * y + j);
       int64_t right = int64_t(((i + 1) % x) * y + j), up = int64_t(i * y + (j + 1) % y);
-      in->edges.push_back(infraEdge(index("node", here), index("nic", 0), index("node", right),
-                                    index("nic", 1), "torus"));
-      in->edges.push_back(infraEdge(index("node", here), index("nic", 2), index("node", up),
-                                    index("nic", 3), "torus"));
+      in->edges.push_back(infraEdge(at("node", here), at("nic", 0), at("node", right),
+                                    at("nic", 1), "torus"));
+      in->edges.push_back(infraEdge(at("node", here), at("nic", 2), at("node", up),
+                                    at("nic", 3), "torus"));
     }
+  return in;
+}
+
+/// Two servers (2 xpus, 1 nic) on one 4-port top-of-rack switch.
+inline std::shared_ptr<Infrastructure> tinyFabric() {
+  auto in = std::make_shared<Infrastructure>();
+  in->name = "tiny";
+  in->origin = "tiny";
+  in->devices = {server(2, 1), switchDevice(4)};
+  in->links = {{"eth", "", Bandwidth::gigabitsPerSec(100), Duration::microseconds(1), {}}};
+  in->instances = {{"host", "server", "", 2, {}, {}, {}}, {"tor", "switch", "", 1, {}, {}, {}}};
+  in->edges = {infraEdge(elem("host"), at("nic", 0), at("tor", 0), elem("port", 0, 2), "eth")};
+  return in;
+}
+
+/// A host built by composition: 4 xpus on an nvswitch, one cpu, and two "cx7" nic
+/// devices (each a pcie endpoint and a network port), the cpu wired to both
+/// endpoints, plus a switch for the two hosts' ports.
+inline std::shared_ptr<Infrastructure> composedFabric() {
+  auto in = std::make_shared<Infrastructure>();
+  in->name = "composed";
+  in->origin = "composed";
+  DeviceDef nic;
+  nic.name = "cx7";
+  Component ep = comp("pcie_ep", ComponentKind::Custom, 1);
+  ep.customType = "pcie_endpoint";
+  nic.components = {ep, comp("port", ComponentKind::Nic, 1)};
+  nic.links = {{"internal", "", std::nullopt, std::nullopt, {}}};
+  nic.edges.push_back({{elem("pcie_ep")}, {elem("port")}, Scheme::One2One, "internal", {}, {}});
+  DeviceDef host;
+  host.name = "hgx";
+  host.components = {comp("xpu", ComponentKind::Xpu, 4), comp("nvswitch", ComponentKind::Switch, 1),
+                     comp("cpu", ComponentKind::Cpu, 1), comp("cx7", ComponentKind::Device, 2)};
+  host.links = {{"nvlink", "", Bandwidth::gigabytesPerSec(50), Duration::nanoseconds(150), {}},
+                {"pcie", "", Bandwidth::gigabitsPerSec(256), Duration::nanoseconds(100), {}}};
+  host.edges.push_back({{elem("xpu")}, {elem("nvswitch")}, Scheme::Many2Many, "nvlink", {}, {}});
+  host.edges.push_back({{elem("cpu")}, {elem("cx7"), at("pcie_ep", 0)}, Scheme::Many2Many,
+                        "pcie", {}, {}});
+  host.edges.push_back({{elem("cpu")}, {elem("xpu")}, Scheme::Many2Many, "pcie", {}, {}});
+  in->devices = {nic, host, switchDevice(4)};
+  in->links = {{"ib", "", Bandwidth::gigabitsPerSec(400), Duration::microseconds(1), {}}};
+  in->instances = {{"node", "hgx", "", 2, {}, {}, {}}, {"tor", "switch", "", 1, {}, {}, {}}};
+  InfraEdge e;
+  e.ep1 = {elem("node"), {elem("cx7"), at("port", 0)}};
+  e.ep2 = {at("tor", 0), {elem("port", 0, 4)}};
+  e.link = "ib";
+  in->edges = {e};
   return in;
 }
 
