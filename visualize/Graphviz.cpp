@@ -5,7 +5,9 @@
 
 #include <llvm/ADT/StringExtras.h>
 
+#include <map>
 #include <memory>
+#include <string_view>
 
 namespace infracc::viz {
 
@@ -69,6 +71,56 @@ int appendToString(void *chan, const char *str) {
 }
 int flushNothing(void *) { return 0; }
 Agiodisc_t StringIo = {nullptr, appendToString, flushNothing};
+
+// Object ids in creation order. cgraph's default discipline uses the address of the
+// interned name as the id and orders subgraphs by id, so clusters would come out (and
+// be laid out) in an order that depends on the heap; sequential ids make both follow
+// the drawing. Named objects get even ids, anonymous ones odd, as cgraph expects, and
+// names stay interned with agstrdup: cgraph inspects them as its own strings.
+struct SequentialIds {
+  Agraph_t *root;
+  std::map<std::string_view, IDTYPE> byName;   // views of the interned names
+  std::vector<char *> names;                    // by id / 2 - 1
+  IDTYPE nextAnonymous = 1;
+};
+
+void *idOpen(Agraph_t *g, Agdisc_t *) { return new SequentialIds{g, {}, {}, 1}; }
+
+long idMap(void *state, int, char *str, IDTYPE *id, int createflag) {
+  auto *ids = static_cast<SequentialIds *>(state);
+  if (!str) {
+    *id = ids->nextAnonymous;
+    ids->nextAnonymous += 2;
+    return 1;
+  }
+  if (auto it = ids->byName.find(std::string_view(str)); it != ids->byName.end()) {
+    *id = it->second;
+    return 1;
+  }
+  if (!createflag)
+    return 0;
+  char *interned = agstrdup(ids->root, str);
+  ids->names.push_back(interned);
+  *id = 2 * ids->names.size();
+  ids->byName.emplace(std::string_view(interned), *id);
+  return 1;
+}
+
+long idAlloc(void *, int, IDTYPE) { return 0; }
+// Names stay interned until the graph is closed (which frees its string table).
+void idFree(void *, int, IDTYPE) {}
+
+char *idPrint(void *state, int, IDTYPE id) {
+  auto *ids = static_cast<SequentialIds *>(state);
+  if (id % 2 == 1 || id == 0 || id / 2 > ids->names.size())
+    return nullptr;
+  return ids->names[id / 2 - 1];
+}
+
+void idClose(void *state) { delete static_cast<SequentialIds *>(state); }
+void idRegister(void *, int, void *) {}
+
+Agiddisc_t SequentialIdDisc = {idOpen, idMap, idAlloc, idFree, idPrint, idClose, idRegister};
 
 struct GraphCloser {
   void operator()(Agraph_t *g) const { agclose(g); }
@@ -167,18 +219,22 @@ llvm::Expected<std::string> render(const Drawing &d, llvm::StringRef format) {
                                        RenderFormats + ")");
   std::string messages;
   CaptureGraphvizMessages capture(messages);
+  // The first context of a process declares Graphviz's default attributes (such as
+  // label="\N") for every graph created later, so create one before any graph, DOT
+  // included: the output must not depend on what was drawn before.
+  std::unique_ptr<GVC_t, int (*)(GVC_t *)> gvc(gvContext(), gvFreeContext);
+  if (!gvc)
+    return graphvizError("start", messages);
   if (format == "dot") {
-    Agdisc_t disc = {&AgMemDisc, &AgIdDisc, &StringIo};
+    Agdisc_t disc = {&AgMemDisc, &SequentialIdDisc, &StringIo};
     GraphPtr g = build(d, &disc);
     std::string out;
     if (agwrite(g.get(), &out) != 0 || !messages.empty())
       return graphvizError("write DOT", messages);
     return out;
   }
-  std::unique_ptr<GVC_t, int (*)(GVC_t *)> gvc(gvContext(), gvFreeContext);
-  if (!gvc)
-    return graphvizError("start", messages);
-  GraphPtr g = build(d, nullptr);
+  Agdisc_t disc = {&AgMemDisc, &SequentialIdDisc, &AgIoDisc};
+  GraphPtr g = build(d, &disc);
   if (gvLayout(gvc.get(), g.get(), d.engine.c_str()) != 0 || !messages.empty())
     return graphvizError("lay out the drawing with '" + d.engine + "'", messages);
   char *data = nullptr;
