@@ -21,6 +21,7 @@ enum class Aggregation {
   Auto,      // the finest level below the readability target
   None,      // one node per box
   Hosts,     // hosts with the same instance and the same neighbours share a node
+  Switches,  // hosts attached to a single switch are folded into that switch's node
   Classes,   // boxes of equal structure (same instance, tier and neighbourhood) share a node
 };
 

@@ -75,8 +75,8 @@ std::string opLabel(const Schedule &s, uint32_t g) {
     label += fmt::format(" cpu {}", s.cpu(g));
   if (s.nic(g) != 0 && s.kind(g) != OpKind::Calc)
     label += fmt::format(" nic {}", s.nic(g));
-  if (!s.label(g).empty())
-    label = s.label(g).str() + ": " + label;
+  if (std::string l = s.label(g); !l.empty())
+    label = l + ": " + label;
   return label;
 }
 

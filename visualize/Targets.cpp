@@ -3,6 +3,7 @@
 #include "compiler/Diagnostics.h"
 #include "compiler/Options.h"
 #include "compiler/TargetRegistry.h"
+#include "backends/infragraph/Digest.h"
 #include "ir/Module.h"
 #include "visualize/FabricView.h"
 #include "visualize/ScheduleView.h"
@@ -31,6 +32,8 @@ cl::opt<Aggregation> Aggregate(
                clEnumValN(Aggregation::None, "none", "one node per device copy"),
                clEnumValN(Aggregation::Hosts, "hosts",
                           "hosts with the same neighbours share a node"),
+               clEnumValN(Aggregation::Switches, "switches",
+                          "hosts attached to one switch are drawn inside its node"),
                clEnumValN(Aggregation::Classes, "classes",
                           "device copies of equal structure share a node")),
     cl::init(Aggregation::Auto), cl::cat(opts::fabricCategory()));
@@ -69,6 +72,7 @@ llvm::Expected<Drawing> chooseDrawing(const Module &m) {
   FabricViewOptions fo;
   fo.aggregate = Aggregate;
   fo.maxNodes = MaxNodes;
+  fo.digest = "sha256:" + fabricDigest(*m.fabric);
   if (view == "overview")
     return drawOverview(*m.fabric, fo);
   if (view == "full")

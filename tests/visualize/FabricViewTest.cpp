@@ -100,8 +100,8 @@ TEST(FabricView, LargeFabricIsSummarisedByClasses) {
   EXPECT_EQ(labels(*d), (std::vector<std::string>{"host\\n×1024", "leaf\\n×32", "spine\\n×16"}));
   EXPECT_EQ(visibleEdgeLabels(*d),
             (std::vector<std::string>{
-                "host -> leaf ×1024 eth 100 Gb/s\\n1 per host · 32 per leaf",
-                "leaf -> spine ×512 uplink 400 Gb/s\\n16 per leaf · 32 per spine"}));
+                "host -> leaf ×1024 eth 100 Gb/s\\l1 per host · 32 per leaf\\l",
+                "leaf -> spine ×512 uplink 400 Gb/s\\l16 per leaf · 32 per spine\\l"}));
 }
 
 TEST(FabricView, ForcedOverviewRefusesBeyondMaxNodes) {
