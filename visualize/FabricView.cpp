@@ -155,8 +155,22 @@ llvm::Expected<Drawing> drawDevice(const FabricGraph &g, llvm::StringRef name,
       a.push_back({"peripheries", "2"});
     d.addNode(id, std::move(a), cluster);
   }
-  LinkLegend legend(*dg);
   auto ge = groupEdges(units, gr);
+  // The copies of a component form one column, in copy order; links among them (an
+  // xpu mesh) become arcs along the column, which reads better than dot's staircase.
+  {
+    std::map<uint32_t, std::vector<uint32_t>> byKind;   // kinds are per cluster already
+    for (uint32_t k = 0; k < gr.numGroups(); ++k)
+      byKind[units.kind[gr.members[k].front()]].push_back(k);
+    for (auto &[kind, nodes] : byKind) {
+      if (nodes.size() < 2)
+        continue;
+      for (size_t i = 1; i < nodes.size(); ++i)
+        d.addEdge(nodes[i - 1], nodes[i], {{"style", "invis"}});
+      d.sameRank.push_back({d.nodes[nodes.front()].cluster, nodes});
+    }
+  }
+  LinkLegend legend(*dg);
   bool labelled = labelledEdges(ge, gr) <= MaxLabelledEdges;
   for (const GroupEdge &e : ge) {
     legend.count(e.link, e.total);

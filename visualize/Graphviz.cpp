@@ -188,9 +188,11 @@ GraphPtr build(const Drawing &d, Agdisc_t *disc) {
     nodes.push_back(node);
   }
   for (size_t i = 0; i < d.sameRank.size(); ++i) {
-    Agraph_t *sub = agsubg(root, cs("rank_" + std::to_string(i)), 1);
+    const Drawing::RankGroup &rg = d.sameRank[i];
+    Agraph_t *parent = rg.cluster < 0 ? root : clusters[rg.cluster];
+    Agraph_t *sub = agsubg(parent, cs("rank_" + std::to_string(i)), 1);
     setAttr(root, sub, AGRAPH, {"rank", "same"});
-    for (uint32_t n : d.sameRank[i])
+    for (uint32_t n : rg.nodes)
       agsubnode(sub, nodes[n], 1);
   }
   for (const Drawing::Edge &e : d.edges) {

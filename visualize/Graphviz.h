@@ -41,8 +41,12 @@ struct Drawing {
   std::vector<Cluster> clusters;
   std::vector<Node> nodes;
   std::vector<Edge> edges;
-  /// Groups of nodes (outside clusters) placed on one rank (`rank=same`).
-  std::vector<std::vector<uint32_t>> sameRank;
+  /// Nodes placed on one rank (`rank=same`), all in `cluster` (-1: none).
+  struct RankGroup {
+    int cluster = -1;
+    std::vector<uint32_t> nodes;
+  };
+  std::vector<RankGroup> sameRank;
 
   uint32_t addNode(std::string id, Attrs attrs, int cluster = -1) {
     nodes.push_back({std::move(id), std::move(attrs), cluster});

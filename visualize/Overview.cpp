@@ -391,7 +391,7 @@ Drawing buildOverview(const FabricGraph &g, const Boxes &b, const Summary &s,
       // to save a few crossings, and leaf[2] left of leaf[0] reads as a mistake).
       for (size_t i = 1; i < nodes.size(); ++i)
         d.addEdge(nodes[i - 1], nodes[i], {{"style", "invis"}});
-      d.sameRank.push_back(std::move(nodes));
+      d.sameRank.push_back({-1, std::move(nodes)});
     }
   }
 

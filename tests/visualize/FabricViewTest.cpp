@@ -176,3 +176,55 @@ TEST(FabricView, DirectNetworkUsesNeato) {
   EXPECT_TRUE(d->sameRank.empty());
   EXPECT_EQ(d->edges.size(), 18u);   // 9 nodes x 2 directions
 }
+
+TEST(FabricView, SwitchTorusFoldsHostsAndIsDrawnAsAGrid) {
+  // Drawn one node per box, the torus would be a row of 16 switches joined by 32
+  // links: more than half a link per node inside the tier, so the hosts are folded.
+  auto g = expand(switchTorus(4, 4));
+  auto d = drawOverview(*g, {});
+  ASSERT_TRUE(bool(d)) << llvm::toString(d.takeError());
+  EXPECT_EQ(d->engine, "neato");
+  ASSERT_EQ(d->nodes.size(), 16u);
+  EXPECT_EQ(attr(d->nodes[0].attrs, "label"), "sw[0]\\n+1 srv");
+  // Row-major 4x4: sw[5] is row 1, column 1; 1.4 in apart across, 1 in down.
+  EXPECT_EQ(attr(d->nodes[5].attrs, "pos"), "1.40,-1.00!");
+  EXPECT_EQ(attr(d->nodes[15].attrs, "pos"), "4.20,-3.00!");
+  // The 8 wrap-around links (4 per dimension) are faint.
+  size_t faint = 0;
+  for (const auto &e : d->edges)
+    faint += attr(e.attrs, "color") == "#0072B270";
+  EXPECT_EQ(d->edges.size(), 32u);
+  EXPECT_EQ(faint, 8u);
+  std::string title = attr(d->graph, "label");
+  EXPECT_NE(title.find("hosts attached to a single switch are drawn inside that switch's node"),
+            std::string::npos);
+  EXPECT_NE(title.find("drawn as a 4×4 torus in copy order; wrap-around links are faint"),
+            std::string::npos);
+}
+
+TEST(FabricView, DragonflyGroupsSitOnCircles) {
+  auto g = expand(dragonflyLike(3, 4));
+  auto d = drawOverview(*g, {});
+  ASSERT_TRUE(bool(d)) << llvm::toString(d.takeError());
+  ASSERT_EQ(d->nodes.size(), 12u);
+  // Groups of 4 on circles of radius max(0.9, 4 x 1.5 / 2pi) = 0.955 in, centred on
+  // a circle of radius max(2 x 0.955 + 1.5, 3 x 3.41 / 2pi) = 3.41 in; group 0 is at
+  // the top and its first router faces the centre.
+  EXPECT_EQ(attr(d->nodes[0].attrs, "pos"), "0.00,2.45!");
+  std::string title = attr(d->graph, "label");
+  EXPECT_NE(title.find("drawn as groups of 4 joined by local (its connected parts), arranged in "
+                       "a circle"),
+            std::string::npos)
+      << title;
+}
+
+TEST(FabricView, ForcedFoldingShowsHostsInsideTheirLeaf) {
+  auto g = expand(leafSpine(2, 1, 2));
+  FabricViewOptions o;
+  o.aggregate = Aggregation::Switches;
+  auto d = drawOverview(*g, o);
+  ASSERT_TRUE(bool(d)) << llvm::toString(d.takeError());
+  EXPECT_EQ(labels(*d),
+            (std::vector<std::string>{"leaf[0]\\n+2 host", "leaf[1]\\n+2 host", "spine[0]"}));
+  EXPECT_EQ(d->engine, "dot");
+}

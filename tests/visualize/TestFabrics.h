@@ -157,6 +157,58 @@ inline std::shared_ptr<Infrastructure> composedFabric() {
   return in;
 }
 
+/// A 2-D torus of `x` × `y` 5-port switches, each with one single-nic server.
+inline std::shared_ptr<Infrastructure> switchTorus(uint64_t x, uint64_t y) {
+  auto in = std::make_shared<Infrastructure>();
+  in->name = "switchtorus";
+  in->origin = "switchtorus";
+  in->devices = {server(1, 1), switchDevice(5)};
+  in->links = {{"host", "", Bandwidth::gigabitsPerSec(100), std::nullopt, {}},
+               {"torus", "", Bandwidth::gigabitsPerSec(200), std::nullopt, {}}};
+  in->instances = {{"srv", "server", "", x * y, {}, {}, {}},
+                   {"sw", "switch", "", x * y, {}, {}, {}}};
+  in->edges.push_back(infraEdge(elem("srv"), at("nic", 0), elem("sw"), at("port", 4), "host"));
+  for (uint64_t i = 0; i < x; ++i)
+    for (uint64_t j = 0; j < y; ++j) {
+      int64_t here = int64_t(i * y + j);
+      int64_t right = int64_t(((i + 1) % x) * y + j), up = int64_t(i * y + (j + 1) % y);
+      in->edges.push_back(infraEdge(at("sw", here), at("port", 0), at("sw", right),
+                                    at("port", 1), "torus"));
+      in->edges.push_back(infraEdge(at("sw", here), at("port", 2), at("sw", up),
+                                    at("port", 3), "torus"));
+    }
+  return in;
+}
+
+/// `groups` groups of `a` routers, all-to-all inside a group ("local"), router r of
+/// group g joined to router r of group (g+1) mod groups ("global"); one server per
+/// router.
+inline std::shared_ptr<Infrastructure> dragonflyLike(uint64_t groups, uint64_t a) {
+  auto in = std::make_shared<Infrastructure>();
+  in->name = "dragonflylike";
+  in->origin = "dragonflylike";
+  in->devices = {server(1, 1), switchDevice(a + 2)};
+  in->links = {{"host", "", std::nullopt, std::nullopt, {}},
+               {"local", "", std::nullopt, std::nullopt, {}},
+               {"global", "", std::nullopt, std::nullopt, {}}};
+  uint64_t n = groups * a;
+  in->instances = {{"srv", "server", "", n, {}, {}, {}}, {"rt", "switch", "", n, {}, {}, {}}};
+  in->edges.push_back(infraEdge(elem("srv"), at("nic", 0), elem("rt"), at("port", 0), "host"));
+  for (uint64_t g = 0; g < groups; ++g)
+    for (uint64_t r = 0; r < a; ++r) {
+      int64_t me = int64_t(g * a + r);
+      for (uint64_t q = r + 1; q < a; ++q)
+        in->edges.push_back(infraEdge(at("rt", me), at("port", int64_t(q + 1)),
+                                      at("rt", int64_t(g * a + q)), at("port", int64_t(r + 1)),
+                                      "local"));
+      // Ports 1..a hold the local links (own index unused); port a+1 is global out.
+      int64_t next = int64_t(((g + 1) % groups) * a + r);
+      in->edges.push_back(infraEdge(at("rt", me), at("port", int64_t(a + 1)), at("rt", next),
+                                    at("port", int64_t(r + 1)), "global"));
+    }
+  return in;
+}
+
 inline std::unique_ptr<FabricGraph> expand(std::shared_ptr<Infrastructure> in) {
   std::string log;
   llvm::raw_string_ostream os(log);
