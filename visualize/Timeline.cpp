@@ -413,6 +413,8 @@ std::string renderAggregated(const TimelineData &d, const TimelineOptions &o) {
   drawAxis(svg, span, plotWidth, plotTop - 2, true, plotTop, plotBottom);
 
   // Heat map: per cell the dominant activity's hue, its intensity the busy fraction.
+  // Crisp edges: rows of fractional height would otherwise show seams.
+  svg.out += "<g shape-rendering=\"crispEdges\">\n";
   for (uint32_t r = 0; r < rows; ++r) {
     uint32_t first = r * perRow, last = std::min(d.numRanks, first + perRow) - 1;
     double cellCapacity = binNs * (last - first + 1) * std::max(1u, d.cpusPerRank);
@@ -437,6 +439,7 @@ std::string renderAggregated(const TimelineData &d, const TimelineOptions &o) {
       b = e;
     }
   }
+  svg.out += "</g>\n";
   // Row labels, spaced so that they do not overlap.
   uint32_t labelEvery = std::max<uint32_t>(1, static_cast<uint32_t>(std::ceil(12 / rowHeight)));
   for (uint32_t r = 0; r < rows; r += labelEvery) {
