@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <tuple>
@@ -200,13 +201,82 @@ double drawLegend(Svg &svg, double y, double width) {
   return legend.bottom();
 }
 
+constexpr size_t MaxArrows = 3000;
+
+std::string mix(const char *hex, double f);
+
+/// A lane with more boxes than pixels: per column of 2 pixels, the busy time of each
+/// activity; runs of columns with the same dominant activity and the same busy level
+/// (in quarters) become one rectangle, its colour lighter the less busy the column.
+template <typename LaneBox>
+void drawDenseLane(Svg &svg, const std::vector<const TimelineData::Interval *> &list,
+                   double span, double plotWidth, LaneBox laneBox) {
+  uint32_t columns = std::max(1u, static_cast<uint32_t>(plotWidth / 2));   // 2 px each
+  double colNs = span / columns;
+  std::vector<std::array<double, NumActivities>> busy(columns);
+  for (auto &b : busy)
+    b.fill(0);
+  for (const auto *iv : list) {
+    double s = double(iv->start), e = double(iv->end);
+    for (auto c = static_cast<uint32_t>(s / colNs); c < columns && c * colNs < e; ++c) {
+      double lo = std::max(s, c * colNs), hi = std::min(e, (c + 1) * colNs);
+      if (hi > lo)
+        busy[c][unsigned(iv->kind)] += hi - lo;
+    }
+  }
+  // On a NIC lane the two gaps have halves of their own; on a compute lane the
+  // activities share it.
+  bool nicLane = list.front()->kind == Activity::SendGap || list.front()->kind == Activity::RecvGap;
+  std::vector<std::vector<unsigned>> groups =
+      nicLane ? std::vector<std::vector<unsigned>>{{unsigned(Activity::SendGap)},
+                                                   {unsigned(Activity::RecvGap)}}
+              : std::vector<std::vector<unsigned>>{{unsigned(Activity::Compute),
+                                                    unsigned(Activity::SendOverhead),
+                                                    unsigned(Activity::RecvOverhead)}};
+  for (const auto &kinds : groups) {
+    auto cell = [&](uint32_t c) {
+      unsigned dominant = kinds.front();
+      double total = 0;
+      for (unsigned k : kinds) {
+        total += busy[c][k];
+        if (busy[c][k] > busy[c][dominant])
+          dominant = k;
+      }
+      int level = static_cast<int>(std::ceil(std::min(1.0, total / colNs) * 4 - 1e-9));
+      return std::pair{dominant, level};
+    };
+    for (uint32_t c = 0; c < columns;) {
+      auto [kind, level] = cell(c);
+      uint32_t e = c + 1;
+      while (e < columns && cell(e) == std::pair{kind, level})
+        ++e;
+      if (level > 0) {
+        double by, bh;
+        laneBox(Activity(kind), by, bh);
+        svg.rect(MarginLeft + c * plotWidth / columns, by, (e - c) * plotWidth / columns, bh,
+                 fmt::format("fill=\"{}\"", mix(ActivityStyle[kind].fill, level / 4.0)));
+      }
+      c = e;
+    }
+  }
+}
+
 std::string renderDetailed(const TimelineData &d, const TimelineOptions &o) {
   Svg svg;
   double plotWidth = o.plotWidth;
   double span = spanOf(d);
   auto x = [&](double t) { return MarginLeft + t / span * plotWidth; };
 
-  double y = drawTitle(svg, d, 0);
+  // Beyond MaxArrows the arrows would cover the lanes; only critical ones are drawn.
+  bool allArrows = d.messages.size() <= MaxArrows;
+  TimelineData titled;
+  titled.title = d.title;
+  titled.notes = d.notes;
+  if (!allArrows)
+    titled.notes.push_back(fmt::format("{} messages: only those on the critical path are drawn "
+                                       "(arrows for all are drawn up to {})",
+                                       d.messages.size(), MaxArrows));
+  double y = drawTitle(svg, titled, 0);
   y = drawLegend(svg, y, MarginLeft + plotWidth + MarginRight);
   double plotTop = y + 28;
 
@@ -234,8 +304,10 @@ std::string renderDetailed(const TimelineData &d, const TimelineOptions &o) {
   }
   drawAxis(svg, span, plotWidth, plotTop - 6, true, plotTop - 6, plotBottom);
 
-  // Boxes: adjacent boxes of one kind closer than half a pixel are merged, so the
-  // file stays proportional to the picture, not to the trace.
+  // Boxes: adjacent boxes of one kind closer than half a pixel are merged, and a lane
+  // with more boxes than a third of its pixels is drawn in columns of 2 pixels (the
+  // dominant activity, shaded by how busy the column is), so the file stays
+  // proportional to the picture, not to the trace.
   double mergeNs = span / plotWidth / 2;
   using LaneKey = std::tuple<uint32_t, bool, uint32_t>;   // rank, on nic, unit
   std::map<LaneKey, std::vector<const TimelineData::Interval *>> byLane;
@@ -245,10 +317,34 @@ std::string renderDetailed(const TimelineData &d, const TimelineOptions &o) {
   }
   bool tooltips = d.intervals.size() + d.messages.size() <= 20000;
   std::vector<std::tuple<double, double, double, double>> criticalBoxes;
+  auto laneBox = [&](uint32_t rank, bool nic, uint32_t unit, Activity kind, double &by,
+                     double &bh) {
+    if (nic) {
+      double half = lanes.nicHeight / 2;
+      by = lanes.nicY(d, rank, unit) + (kind == Activity::RecvGap ? half : 0);
+      bh = half - 0.5;
+    } else {
+      by = lanes.cpuY(d, rank, unit) + 1;
+      bh = lanes.cpuHeight - 2;
+    }
+  };
   for (auto &[key, list] : byLane) {
     auto [rank, nic, unit] = key;
     std::stable_sort(list.begin(), list.end(),
                      [](auto *a, auto *b) { return a->start < b->start; });
+    if (list.size() * 3 > plotWidth) {
+      drawDenseLane(svg, list, span, plotWidth, [&](Activity kind, double &by, double &bh) {
+        laneBox(rank, nic, unit, kind, by, bh);
+      });
+      for (const auto *iv : list)
+        if (iv->critical) {
+          double by, bh;
+          laneBox(rank, nic, unit, iv->kind, by, bh);
+          double bx = x(iv->start);
+          criticalBoxes.emplace_back(bx, by, std::max(0.6, x(iv->end) - bx), bh);
+        }
+      continue;
+    }
     for (size_t i = 0; i < list.size();) {
       const auto *first = list[i];
       uint64_t end = std::max(first->start, first->end);
@@ -261,14 +357,7 @@ std::string renderDetailed(const TimelineData &d, const TimelineOptions &o) {
         }
       double bx = x(first->start), bw = std::max(0.6, x(end) - bx);
       double by, bh;
-      if (nic) {
-        double half = lanes.nicHeight / 2;
-        by = lanes.nicY(d, rank, unit) + (first->kind == Activity::RecvGap ? half : 0);
-        bh = half - 0.5;
-      } else {
-        by = lanes.cpuY(d, rank, unit) + 1;
-        bh = lanes.cpuHeight - 2;
-      }
+      laneBox(rank, nic, unit, first->kind, by, bh);
       std::string tip;
       if (tooltips)
         tip = j - i > 1 ? fmt::format("{} {} operations", j - i,
@@ -306,9 +395,10 @@ std::string renderDetailed(const TimelineData &d, const TimelineOptions &o) {
     if (tooltips)
       svg.out += "</g>\n";
   };
-  for (const auto &m : d.messages)
-    if (!m.critical)
-      arrow(m);
+  if (allArrows)
+    for (const auto &m : d.messages)
+      if (!m.critical)
+        arrow(m);
   for (auto &[bx, by, bw, bh] : criticalBoxes)
     svg.rect(bx, by, bw, bh,
              fmt::format("fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"", CriticalColour));
