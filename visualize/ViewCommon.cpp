@@ -128,12 +128,14 @@ Attrs edgeAttrs(LinkLegend &legend, LinkId l, uint64_t total, bool labelled,
         {"penwidth", fmt::format("{:.1f}", std::min(1.0 + 0.75 * std::log2(double(total)), 4.0))});
   // A single edge needs no label: its colour and the legend say what it is. Lines
   // of a label are left-aligned (\l) so that none runs into the edge.
+  // Labels start with a little space: dot puts them right against the edge, which
+  // may be drawn several points wide.
   if (labelled && (total > 1 || !detail.empty())) {
-    std::string label = text;
+    std::string label = "  " + text;
     if (!detail.empty()) {
       label += "\\l";
       for (const std::string &line : detail)
-        label += line + "\\l";
+        label += "  " + line + "\\l";
     }
     a.push_back({"label", label});
   }

@@ -64,8 +64,8 @@ TEST(FabricView, OverviewOfASmallFabricIsOneNodePerBox) {
   EXPECT_EQ(visibleEdgeLabels(*d),
             (std::vector<std::string>{"host[0] -> leaf[0] (unset)", "host[1] -> leaf[0] (unset)",
                                       "host[2] -> leaf[1] (unset)", "host[3] -> leaf[1] (unset)",
-                                      "leaf[0] -> spine[0] ×2 uplink 400 Gb/s",
-                                      "leaf[1] -> spine[0] ×2 uplink 400 Gb/s"}));
+                                      "leaf[0] -> spine[0]   ×2 uplink 400 Gb/s",
+                                      "leaf[1] -> spine[0]   ×2 uplink 400 Gb/s"}));
   EXPECT_EQ(d->sameRank.size(), 3u);
   EXPECT_EQ(compareGolden("visualize/leafspine-overview.dot", dotOf(std::move(d))), "");
 }
@@ -100,8 +100,8 @@ TEST(FabricView, LargeFabricIsSummarisedByClasses) {
   EXPECT_EQ(labels(*d), (std::vector<std::string>{"host\\n×1024", "leaf\\n×32", "spine\\n×16"}));
   EXPECT_EQ(visibleEdgeLabels(*d),
             (std::vector<std::string>{
-                "host -> leaf ×1024 eth 100 Gb/s\\l1 per host · 32 per leaf\\l",
-                "leaf -> spine ×512 uplink 400 Gb/s\\l16 per leaf · 32 per spine\\l"}));
+                "host -> leaf   ×1024 eth 100 Gb/s\\l  1 per host · 32 per leaf\\l",
+                "leaf -> spine   ×512 uplink 400 Gb/s\\l  16 per leaf · 32 per spine\\l"}));
 }
 
 TEST(FabricView, ForcedOverviewRefusesBeyondMaxNodes) {
@@ -158,7 +158,7 @@ TEST(FabricView, DeviceViewMergesManyIdenticalPorts) {
   ASSERT_TRUE(bool(d)) << llvm::toString(d.takeError());
   EXPECT_EQ(labels(*d), (std::vector<std::string>{"asic[0]", "port[0:128]\\n×128"}));
   EXPECT_EQ(visibleEdgeLabels(*d),
-            (std::vector<std::string>{"asic.0 -> port.0+127 ×128 ic"}));
+            (std::vector<std::string>{"asic.0 -> port.0+127   ×128 ic"}));
 }
 
 TEST(FabricView, UnknownDeviceListsTheDevices) {
