@@ -272,8 +272,7 @@ std::optional<Lattice> placeOnLattice(Drawing &d, const Boxes &b, const Summary 
 /// For a single-tier network made of equal groups (dragonfly groups: the components
 /// of one link's edges, all of one size), pins each group on a small circle and the
 /// groups around a large one. Returns the link and the group size.
-std::optional<std::pair<LinkId, uint32_t>> placeInGroups(Drawing &d, const Summary &s,
-                                                         const FabricGraph &g) {
+std::optional<std::pair<LinkId, uint32_t>> placeInGroups(Drawing &d, const Summary &s) {
   uint32_t n = s.grouping.numGroups();
   std::set<LinkId> links;
   for (const GroupEdge &e : s.edges)
@@ -317,7 +316,6 @@ std::optional<std::pair<LinkId, uint32_t>> placeInGroups(Drawing &d, const Summa
         pin(d, groups[gi][j], cx + r * std::sin(a), cy + r * std::cos(a));
       }
     }
-    (void)g;
     return std::pair{link, static_cast<uint32_t>(size)};
   }
   return std::nullopt;
@@ -343,16 +341,21 @@ Drawing buildOverview(const FabricGraph &g, const Boxes &b, const Summary &s,
           e.minA == e.maxA ? std::to_string(e.minA) : fmt::format("{}–{}", e.minA, e.maxA),
           legend.describe(e.link)));
 
+  // A node's own boxes (its "primary" members), apart from hosts folded into it.
+  std::vector<std::vector<uint32_t>> primaries(gr.numGroups());
+  for (uint32_t k = 0; k < gr.numGroups(); ++k)
+    for (uint32_t v : gr.members[k])
+      if (!s.folded[v])
+        primaries[k].push_back(v);
+
   std::set<std::string> usedIds;
   std::vector<std::string> memberWord(gr.numGroups());
   for (uint32_t k = 0; k < gr.numGroups(); ++k) {
-    std::vector<uint32_t> primary;
+    const std::vector<uint32_t> &primary = primaries[k];
     std::map<uint32_t, uint64_t> foldedPerInstance;
     for (uint32_t v : gr.members[k])
       if (s.folded[v])
         ++foldedPerInstance[b.instance[v]];
-      else
-        primary.push_back(v);
     uint32_t inst = b.instance[primary.front()];
     const auto &info = g.instances()[inst];
     std::vector<uint64_t> copies;
@@ -396,13 +399,17 @@ Drawing buildOverview(const FabricGraph &g, const Boxes &b, const Summary &s,
   }
 
   // Edges, the lower tier as tail so that dot stacks tiers upwards (rankdir=BT).
-  bool labelled = labelledEdges(s.edges, gr) <= MaxLabelledEdges;
+  auto summarised = [&](uint32_t k) { return primaries[k].size() > 1; };
+  size_t wantLabels = llvm::count_if(s.edges, [&](const GroupEdge &e) {
+    return e.total > 1 || summarised(e.ga) || summarised(e.gb);
+  });
+  bool labelled = wantLabels <= MaxLabelledEdges;
   for (const GroupEdge &e : s.edges) {
     legend.count(e.link, e.total);
     std::vector<std::string> per;
-    if (gr.members[e.ga].size() > 1 && e.ga != e.gb)
+    if (summarised(e.ga) && e.ga != e.gb)
       per.push_back(perMember(e.minA, e.maxA, memberWord[e.ga]));
-    if (e.gb != e.ga && gr.members[e.gb].size() > 1)
+    if (e.gb != e.ga && summarised(e.gb))
       per.push_back(perMember(e.minB, e.maxB, memberWord[e.gb]));
     std::string detail = llvm::join(per, " · ");
     std::string tooltip = fmt::format("{} – {}: {}{}{}", d.nodes[e.ga].id, d.nodes[e.gb].id,
@@ -441,7 +448,7 @@ Drawing buildOverview(const FabricGraph &g, const Boxes &b, const Summary &s,
   if (!layered) {
     lattice = placeOnLattice(d, b, s);
     if (!lattice)
-      groups = placeInGroups(d, s, g);
+      groups = placeInGroups(d, s);
   }
   if (groups)
     lines.push_back(fmt::format("drawn as groups of {} joined by {} (its connected parts), "

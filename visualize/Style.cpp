@@ -30,7 +30,7 @@ std::string shortNumber(double v) {
 } // namespace
 
 const char *linkColour(size_t i) { return Palette[i % PaletteSize]; }
-const char *linkStyle(size_t i) { return i < PaletteSize ? "solid" : "dashed"; }
+bool linkDashed(size_t i) { return i >= PaletteSize; }
 
 Attrs componentStyle(ComponentKind k) {
   switch (k) {

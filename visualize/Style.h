@@ -15,8 +15,9 @@ inline constexpr const char *FontName = "Helvetica,Arial,sans-serif";
 
 /// Colour i of the link palette (colour-blind friendly, cycles after 9).
 const char *linkColour(size_t i);
-/// Line style for colour slot i: solid for the first cycle, dashed after.
-const char *linkStyle(size_t i);
+/// Whether colour slot i is drawn dashed: after the palette's first cycle, so that
+/// links sharing a colour still differ.
+bool linkDashed(size_t i);
 
 /// Node attributes (shape, fill) for a component kind.
 Attrs componentStyle(ComponentKind k);

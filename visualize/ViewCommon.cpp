@@ -11,8 +11,6 @@
 
 namespace infracc::viz {
 
-const char *LinkLegend::linkColourOfSlot(size_t slot) { return linkColour(slot); }
-
 size_t LinkLegend::slot(LinkId l) {
   const auto &info = g_.link(l);
   std::string physics = formatLinkPhysics(info.bandwidth, info.latency);
@@ -50,7 +48,7 @@ void LinkLegend::appendRows(std::string &html) const {
     html += fmt::format("<TR><TD ALIGN=\"RIGHT\"><FONT COLOR=\"{}\"><B>{}</B></FONT></TD>"
                         "<TD ALIGN=\"LEFT\">{}</TD><TD ALIGN=\"LEFT\">{}</TD>"
                         "<TD ALIGN=\"LEFT\">{}</TD></TR>",
-                        linkColour(i), std::string(linkStyle(i)) == "solid" ? "━━━" : "╍╍╍",
+                        linkColour(i), linkDashed(i) ? "╍╍╍" : "━━━",
                         htmlEscape(r.name),
                         htmlEscape(r.physics.empty() ? "(no physical data)" : r.physics), edges);
   }

@@ -4,6 +4,7 @@
 
 #include "ir/FabricGraph.h"
 #include "visualize/Graphviz.h"
+#include "visualize/Style.h"
 #include "visualize/UnitGraph.h"
 
 #include <llvm/ADT/ArrayRef.h>
@@ -30,15 +31,14 @@ public:
   size_t slot(LinkId l);
   /// One drawn line standing for n edges of link l.
   void count(LinkId l, uint64_t n);
-  const char *colour(LinkId l) { return linkColourOfSlot(slot(l)); }
-  bool dashed(LinkId l) { return slot(l) >= 9; }
+  const char *colour(LinkId l) { return linkColour(slot(l)); }
+  bool dashed(LinkId l) { return linkDashed(slot(l)); }
   /// "eth 100 Gb/s": what an edge label says about its link.
   std::string describe(LinkId l) const;
   void appendRows(std::string &html) const;
   size_t size() const { return rows_.size(); }
 
 private:
-  static const char *linkColourOfSlot(size_t slot);
   struct Row {
     std::string name, physics;
     uint64_t edges = 0, lines = 0, minBundle = ~uint64_t(0), maxBundle = 0;
