@@ -9,7 +9,6 @@
 #include "blueprints/Blueprint.h"
 #include "compiler/Diagnostics.h"
 #include "ir/FabricGraph.h"
-#include "ir/FabricTiers.h"
 #include "ir/Schedule.h"
 #include "visualize/FabricView.h"
 #include "visualize/SimTimeline.h"

@@ -7,13 +7,12 @@
 //             (router[3] +2 server); what remains is the switch network
 //   classes   boxes of equal structure share a node (leaf ×32), see UnitGraph.h
 //
-// Tiers (ir/FabricTiers.h) become dot ranks from the bottom (hosts) up. A drawing
+// Tiers (ir/FabricStructure.h) become dot ranks from the bottom (hosts) up. A drawing
 // left with one tier (a direct network, or switches with folded hosts) is laid out by
 // neato, and when its nodes form a torus, mesh or ring, on that grid.
 #include "visualize/FabricView.h"
 
 #include "compiler/Diagnostics.h"
-#include "ir/FabricTiers.h"
 #include "visualize/Lattice.h"
 #include "visualize/Style.h"
 #include "visualize/UnitGraph.h"
@@ -49,7 +48,7 @@ Boxes collectBoxes(const FabricGraph &g) {
       b.copy.push_back(c);
     }
   b.units.kind = b.instance;
-  b.units.tier = detectTiers(g).tierOfBox;
+  b.units.tier = drawingRows(g);
   std::vector<uint32_t> box = boxOfNodes(g);
   for (const auto &e : g.edges())
     if (box[e.u] != box[e.v])

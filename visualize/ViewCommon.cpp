@@ -1,6 +1,7 @@
 #include "visualize/ViewCommon.h"
 
 #include "compiler/Diagnostics.h"
+#include "ir/FabricStructure.h"
 #include "visualize/Style.h"
 
 #include <llvm/ADT/STLExtras.h>
@@ -151,6 +152,36 @@ llvm::Error refuse(uint64_t wouldDraw, llvm::StringRef view, uint32_t maxNodes,
                    llvm::StringRef alternatives) {
   return usageError(fmt::format("{} would draw {} nodes, more than -max-nodes={}; {}", view.str(),
                                 wouldDraw, maxNodes, alternatives.str()));
+}
+
+std::vector<uint32_t> boxOfNodes(const FabricGraph &g) {
+  std::vector<uint32_t> box(g.numNodes());
+  uint32_t base = 0;
+  for (const auto &inst : g.instances()) {
+    if (inst.nodesPerCopy)
+      for (uint64_t c = 0; c < inst.count; ++c)
+        std::fill_n(box.begin() + inst.firstNode + c * inst.nodesPerCopy, inst.nodesPerCopy,
+                    base + static_cast<uint32_t>(c));
+    base += static_cast<uint32_t>(inst.count);
+  }
+  return box;
+}
+
+std::vector<uint32_t> drawingRows(const FabricGraph &g) {
+  StructureOptions cheap;
+  cheap.bisection = false;
+  cheap.diameter = false;
+  std::vector<int32_t> tiers = analyzeFabricStructure(g, cheap).copyTier;
+  int32_t highest = -1;
+  for (int32_t t : tiers)
+    if (t != NoTier)
+      highest = std::max(highest, t == HostTier ? 0 : t + 1);
+  std::vector<uint32_t> rows(tiers.size());
+  for (size_t i = 0; i < tiers.size(); ++i)
+    rows[i] = tiers[i] == HostTier ? 0
+              : tiers[i] == NoTier ? static_cast<uint32_t>(highest + 1)
+                                   : static_cast<uint32_t>(tiers[i] + 1);
+  return rows;
 }
 
 const char *roleFill(InstanceRole r) {

@@ -78,4 +78,12 @@ llvm::Error refuse(uint64_t wouldDraw, llvm::StringRef view, uint32_t maxNodes,
 /// Node fill per instance role.
 const char *roleFill(InstanceRole r);
 
+/// The box (FabricGraph::deviceCopyOf numbering) of every node, in one pass.
+std::vector<uint32_t> boxOfNodes(const FabricGraph &g);
+
+/// The row of every box in a layered picture, from the tiers of ir/FabricStructure.h:
+/// hosts in row 0, switch tier t in row t + 1, boxes without a tier (switches no host
+/// reaches, devices that are neither hosts nor switches) one row above the highest.
+std::vector<uint32_t> drawingRows(const FabricGraph &g);
+
 } // namespace infracc::viz
