@@ -90,10 +90,16 @@ TimelineData timelineFromSimulation(const Schedule &s, const sim::SimResult &r,
     out.unit = iv.unit;
     out.kind = activityOf(iv.kind);
     out.critical = criticalBoxes.count({out.kind, iv.rank, iv.op}) > 0;
-    if (tooltips)
-      out.tooltip = fmt::format("rank {}: {} ({} – {})", iv.rank, opLabel(s, iv.op),
+    if (tooltips) {
+      // Receive intervals name the send whose message they process.
+      bool receiving = out.kind == Activity::RecvOverhead || out.kind == Activity::RecvGap;
+      std::string what = receiving ? fmt::format("message of rank {} ({})", s.rankOf(iv.op),
+                                                 opLabel(s, iv.op))
+                                   : opLabel(s, iv.op);
+      out.tooltip = fmt::format("rank {}: {}, {} – {}", iv.rank, what,
                                 formatDuration(Duration::nanoseconds(double(iv.start))),
                                 formatDuration(Duration::nanoseconds(double(out.end))));
+    }
     if (out.kind == Activity::RecvOverhead) {
       if (recvLaneOfSend.size() <= iv.op)
         recvLaneOfSend.resize(size_t(iv.op) + 1, ~0u);

@@ -12,11 +12,11 @@ constexpr const char *Palette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "
                                    "#56B4E9", "#7F3C8D", "#8C564B", "#555555"};
 constexpr size_t PaletteSize = sizeof(Palette) / sizeof(Palette[0]);
 
-// Up to 3 significant digits, without trailing zeros: 400, 25.6, 1.6, 0.125.
+// Up to 4 significant digits, without trailing zeros: 400, 499.2, 25.6, 0.125.
 std::string shortNumber(double v) {
   if (v == std::floor(v) && std::fabs(v) < 1e15)
     return fmt::format("{}", static_cast<int64_t>(v));
-  std::string s = fmt::format("{:.3g}", v);
+  std::string s = fmt::format("{:.4g}", v);
   if (s.find('e') != std::string::npos)
     s = fmt::format("{:.3f}", v);
   if (s.find('.') != std::string::npos) {
