@@ -1,0 +1,281 @@
+#include "visualize/SimTimeline.h"
+
+#include "backends/sim/Report.h"
+#include "backends/sim/SimModel.h"
+#include "compiler/Diagnostics.h"
+#include "compiler/Options.h"
+#include "compiler/TargetRegistry.h"
+#include "ir/Module.h"
+#include "ir/Schedule.h"
+#include "visualize/ScheduleView.h"
+#include "visualize/Style.h"
+
+#include <llvm/ADT/StringExtras.h>
+#include <llvm/Support/CommandLine.h>
+#include <llvm/Support/Path.h>
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <set>
+#include <tuple>
+
+namespace infracc::viz {
+
+namespace {
+
+Activity activityOf(sim::IntervalKind k) {
+  switch (k) {
+  case sim::IntervalKind::Compute: return Activity::Compute;
+  case sim::IntervalKind::SendOverhead: return Activity::SendOverhead;
+  case sim::IntervalKind::SendGap: return Activity::SendGap;
+  case sim::IntervalKind::RecvOverhead: return Activity::RecvOverhead;
+  case sim::IntervalKind::RecvGap: return Activity::RecvGap;
+  }
+  return Activity::Compute;
+}
+
+// Above this many intervals and messages the SVG carries no tooltips (they would
+// dominate its size), so none are built.
+constexpr size_t MaxTooltips = 20000;
+
+} // namespace
+
+TimelineData timelineFromSimulation(const Schedule &s, const sim::SimResult &r,
+                                    const sim::SimTrace &trace, std::string title,
+                                    std::vector<std::string> notes) {
+  TimelineData d;
+  d.title = std::move(title);
+  d.notes = std::move(notes);
+  d.numRanks = r.numRanks;
+  d.cpusPerRank = std::max(1u, r.numCpus);
+  d.nicsPerRank = std::max(1u, r.numNics);
+  d.makespan = r.makespan;
+
+  // Which (kind, rank, op) boxes and which messages (by send op) the critical path
+  // runs through; each step names the op it accounts for.
+  std::set<std::tuple<Activity, uint32_t, uint32_t>> criticalBoxes;
+  std::set<uint32_t> criticalMessages, criticalRecvs;
+  if (r.criticalPath.valid)
+    for (const sim::PathStep &st : r.criticalPath.steps) {
+      d.criticalPath.push_back({st.rank, st.start, st.end});
+      switch (st.kind) {
+      case sim::StepKind::Calc:
+        criticalBoxes.insert({Activity::Compute, st.rank, st.op});
+        break;
+      case sim::StepKind::Send:
+        criticalBoxes.insert({Activity::SendOverhead, st.rank, st.op});
+        break;
+      case sim::StepKind::Message:
+        criticalBoxes.insert({Activity::RecvOverhead, st.rank, st.op});
+        criticalMessages.insert(st.op);
+        break;
+      case sim::StepKind::Recv:
+        criticalRecvs.insert(st.op);
+        break;
+      }
+    }
+
+  bool tooltips = trace.intervals.size() + trace.messages.size() <= MaxTooltips;
+  // The receive overhead of a message is charged on a compute stream of the
+  // receiver; its arrow ends on that stream's lane.
+  std::vector<uint32_t> recvLaneOfSend;
+  d.intervals.reserve(trace.intervals.size());
+  for (const sim::TraceInterval &iv : trace.intervals) {
+    TimelineData::Interval out;
+    out.start = iv.start;
+    // LogGOPSim's 0-byte wrap can make an end precede its start; draw nothing then.
+    out.end = std::max(iv.start, iv.end);
+    out.rank = iv.rank;
+    out.unit = iv.unit;
+    out.kind = activityOf(iv.kind);
+    out.critical = criticalBoxes.count({out.kind, iv.rank, iv.op}) > 0;
+    if (tooltips) {
+      // Receive intervals name the send whose message they process.
+      bool receiving = out.kind == Activity::RecvOverhead || out.kind == Activity::RecvGap;
+      std::string what = receiving ? fmt::format("message of rank {} ({})", s.rankOf(iv.op),
+                                                 opLabel(s, iv.op))
+                                   : opLabel(s, iv.op);
+      out.tooltip = fmt::format("rank {}: {}, {} – {}", iv.rank, what,
+                                formatDuration(Duration::nanoseconds(double(iv.start))),
+                                formatDuration(Duration::nanoseconds(double(out.end))));
+    }
+    if (out.kind == Activity::RecvOverhead) {
+      if (recvLaneOfSend.size() <= iv.op)
+        recvLaneOfSend.resize(size_t(iv.op) + 1, ~0u);
+      recvLaneOfSend[iv.op] = iv.unit;
+    }
+    d.intervals.push_back(std::move(out));
+  }
+  d.messages.reserve(trace.messages.size());
+  for (const sim::TraceMessage &m : trace.messages) {
+    if (m.recvOp == ~0u)
+      continue;   // never received (the run would not have finished)
+    TimelineData::Message out;
+    out.start = m.sendStart;
+    out.end = std::max(m.sendStart, m.completed);
+    out.src = m.src;
+    out.dst = m.dst;
+    out.srcCpu = s.cpu(m.sendOp);
+    out.dstCpu = m.sendOp < recvLaneOfSend.size() && recvLaneOfSend[m.sendOp] != ~0u
+                     ? recvLaneOfSend[m.sendOp]
+                     : s.cpu(m.recvOp);
+    out.bytes = m.bytes;
+    out.critical = criticalMessages.count(m.sendOp) || criticalRecvs.count(m.recvOp);
+    d.messages.push_back(out);
+  }
+  return d;
+}
+
+// ---------------------------------------------------------------------------------
+// -emit=timeline
+// ---------------------------------------------------------------------------------
+
+namespace {
+namespace cl = llvm::cl;
+
+cl::opt<unsigned> TimelineRanks(
+    "timeline-ranks", cl::init(64), cl::value_desc("n"),
+    cl::desc("-emit=timeline: one lane per rank up to n ranks (default 64); more ranks are "
+             "drawn as per-rank utilisation over time"),
+    cl::cat(opts::simCategory()));
+
+cl::opt<unsigned> TimelineWidth("timeline-width", cl::init(1000), cl::value_desc("px"),
+                                cl::desc("-emit=timeline: width of the time axis in pixels "
+                                         "(default 1000)"),
+                                cl::cat(opts::simCategory()));
+
+// The simulator's parameters are options of -emit=sim (backends/sim/SimTarget.cpp),
+// which does not export how it reads them. Until it does, they are read here by name
+// with the types declared there, so that a timeline always shows the run -emit=sim
+// would make with the same command line.
+template <typename T> const T *simOption(llvm::StringRef name) {
+  auto &all = cl::getRegisteredOptions();
+  auto it = all.find(name);
+  if (it == all.end())
+    return nullptr;
+  return &static_cast<cl::opt<T> *>(it->second)->getValue();
+}
+
+struct SimSettings {
+  sim::LogGPParams params;
+  const sim::SimModel *model = nullptr;
+};
+
+llvm::Expected<SimSettings> simSettings() {
+  const uint64_t *L = simOption<uint64_t>("L"), *g = simOption<uint64_t>("g"),
+                 *S = simOption<uint64_t>("S"), *simO = simOption<uint64_t>("sim-o");
+  const double *G = simOption<double>("G"), *O = simOption<double>("O");
+  const std::string *model = simOption<std::string>("sim-model");
+  if (!L || !g || !S || !simO || !G || !O || !model)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "internal error: the simulator's options are not registered");
+  SimSettings out;
+  out.params.L = *L;
+  out.params.g = *g;
+  out.params.S = *S;
+  bool simOGiven = cl::getRegisteredOptions().lookup("sim-o")->getNumOccurrences() > 0;
+  std::optional<double> numericO = opts::numericOverhead();
+  if (simOGiven && numericO)
+    return usageError(fmt::format("the overhead is given twice (-o {} and -sim-o={}); give one",
+                                  *numericO, *simO));
+  if (simOGiven) {
+    out.params.o = *simO;
+  } else if (numericO) {
+    double v = *numericO;
+    if (!(v >= 0) || std::trunc(v) != v || v >= 18446744073709551616.0)
+      return usageError(
+          fmt::format("-o {}: the overhead o must be a whole number of nanoseconds", v));
+    out.params.o = static_cast<uint64_t>(v);
+  }
+  for (auto [name, v] : {std::pair{"G", *G}, std::pair{"O", *O}})
+    if (!std::isfinite(v) || v < 0)
+      return usageError(fmt::format("-{}={}: must be a non-negative number of ns per byte", name,
+                                    v));
+  out.params.G = sim::PerByte(*G);
+  out.params.O = sim::PerByte(*O);
+  out.model = sim::SimModelRegistry::find(*model);
+  if (!out.model) {
+    std::string names;
+    for (const sim::SimModel *k : sim::SimModelRegistry::all())
+      names += (names.empty() ? "" : ", ") + k->name;
+    return usageError("unknown model '" + *model + "' for -sim-model; valid models are: " + names);
+  }
+  return out;
+}
+
+llvm::Error runTimeline(TargetContext &ctx) {
+  Module &m = ctx.module;
+  const Schedule &sched = *m.schedule;
+  std::string where = m.workloadSource.empty() ? "workload" : m.workloadSource;
+  if (std::string format = opts::outputFormat(); !format.empty() && format != "svg")
+    return usageError("-emit=timeline writes SVG, not '" + format + "'");
+  auto settings = simSettings();
+  if (!settings)
+    return settings.takeError();
+  if (llvm::Error e = sim::checkSimulatable(sched)) {
+    ctx.diags.error(where, llvm::toString(std::move(e)));
+    return reportedError();
+  }
+  std::unique_ptr<sim::LinkCostModel> costs;
+  if (settings->model->costs) {
+    auto c = settings->model->costs(m, settings->params);
+    if (!c)
+      return c.takeError();
+    costs = std::move(*c);
+  }
+  sim::SimTrace trace;
+  sim::SimOptions so;
+  so.engine = settings->model->engine;
+  so.params = settings->params;
+  so.costs = costs.get();
+  so.trace = &trace;
+  so.criticalPath = true;
+  sim::SimResult r = sim::simulate(sched, so);
+  if (!r.finished()) {
+    sim::reportStuck(ctx.diags, where, r, sched, 50);
+    return reportedError();
+  }
+
+  const sim::LogGPParams &p = settings->params;
+  std::vector<std::string> notes;
+  notes.push_back(fmt::format("model {} · L={} o={} g={} G={} O={} ns, S={} B",
+                              settings->model->name, p.L, p.o, p.g, p.G.value(), p.O.value(),
+                              p.S));
+  notes.push_back(fmt::format("{} rank{}, {} message{} · makespan {} ns at rank {}", r.numRanks,
+                              r.numRanks == 1 ? "" : "s", r.messages, r.messages == 1 ? "" : "s",
+                              r.makespan, r.makespanRank));
+  if (r.criticalPath.valid && r.makespan > 0) {
+    std::vector<std::string> parts;
+    for (unsigned c = 0; c < sim::NumCategories; ++c)
+      if (r.criticalPath.total[c] > 0)
+        parts.push_back(fmt::format("{} {:.0f}%", sim::categoryName(sim::Category(c)),
+                                    100.0 * double(r.criticalPath.total[c]) / double(r.makespan)));
+    notes.push_back("critical path: " + llvm::join(parts, ", "));
+  }
+  std::string title = m.workloadSource.empty()
+                          ? std::string("timeline")
+                          : std::string(llvm::sys::path::filename(m.workloadSource));
+  TimelineData data = timelineFromSimulation(sched, r, trace, title, std::move(notes));
+  TimelineOptions to;
+  to.maxDetailedRanks = TimelineRanks;
+  to.plotWidth = std::max(200u, unsigned(TimelineWidth));
+  auto os = ctx.output.stream();
+  if (!os)
+    return os.takeError();
+  *os << renderTimelineSvg(data, to);
+  return llvm::Error::success();
+}
+
+RegisterTarget TimelineTarget({
+    .name = "timeline",
+    .description = "space-time diagram (SVG) of the built-in simulator's run, critical path "
+                   "in red (-timeline-ranks, -timeline-width; simulator options apply)",
+    .needs = TargetNeeds::Workload,
+    .writesDirectory = false,
+    .defaultPipeline = nullptr,
+    .run = runTimeline,
+});
+
+} // namespace
+} // namespace infracc::viz
