@@ -1,0 +1,401 @@
+#include "blueprints/Params.h"
+
+#include "blueprints/Build.h"
+#include "compiler/Diagnostics.h"
+
+#include <llvm/ADT/StringExtras.h>
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <set>
+
+namespace infracc::blueprints {
+
+std::string closestName(llvm::StringRef bad, llvm::ArrayRef<std::string> names) {
+  unsigned best = std::max<unsigned>(2, bad.size() / 3) + 1;
+  llvm::StringRef pick;
+  for (const std::string &n : names) {
+    unsigned d = bad.edit_distance(n, true, best);
+    if (d < best) {
+      best = d;
+      pick = n;
+    }
+  }
+  return pick.str();
+}
+
+std::string didYouMean(llvm::StringRef bad, llvm::ArrayRef<std::string> names) {
+  std::string pick = closestName(bad, names);
+  return pick.empty() ? std::string() : fmt::format("; did you mean '{}'?", pick);
+}
+
+std::string suggestValues(uint64_t v, const std::function<bool(uint64_t)> &valid, uint64_t min,
+                          uint64_t max) {
+  // Search outwards a bounded distance: enough for every constraint a blueprint has.
+  constexpr uint64_t Span = 1 << 16;
+  std::optional<uint64_t> below, above, below2, above2;
+  for (uint64_t x = v; x > min && v - x < Span;) {
+    --x;
+    if (valid(x)) {
+      if (!below)
+        below = x;
+      else {
+        below2 = x;
+        break;
+      }
+    }
+  }
+  for (uint64_t x = v; x < max && x - v < Span;) {
+    ++x;
+    if (valid(x)) {
+      if (!above)
+        above = x;
+      else {
+        above2 = x;
+        break;
+      }
+    }
+  }
+  std::vector<uint64_t> picks;
+  if (below && above)
+    picks = {*below, *above};
+  else if (above)
+    picks = above2 ? std::vector<uint64_t>{*above, *above2} : std::vector<uint64_t>{*above};
+  else if (below)
+    picks = below2 ? std::vector<uint64_t>{*below2, *below} : std::vector<uint64_t>{*below};
+  if (picks.empty())
+    return "";
+  if (picks.size() == 1)
+    return fmt::format("try {}", picks[0]);
+  return fmt::format("try {} or {}", picks[0], picks[1]);
+}
+
+static std::optional<std::pair<double, llvm::StringRef>> splitNumber(llvm::StringRef s) {
+  s = s.trim();
+  size_t i = 0;
+  while (i < s.size() && (llvm::isDigit(s[i]) || s[i] == '.'))
+    ++i;
+  // An exponent such as 1e3 (but not the unit "E...", which no unit starts with).
+  if (i < s.size() && (s[i] == 'e') && i + 1 < s.size() &&
+      (llvm::isDigit(s[i + 1]) || s[i + 1] == '-' || s[i + 1] == '+')) {
+    size_t j = i + 1;
+    if (s[j] == '-' || s[j] == '+')
+      ++j;
+    if (j < s.size() && llvm::isDigit(s[j])) {
+      while (j < s.size() && llvm::isDigit(s[j]))
+        ++j;
+      i = j;
+    }
+  }
+  double v;
+  if (i == 0 || s.substr(0, i).getAsDouble(v) || !std::isfinite(v))
+    return std::nullopt;
+  return std::make_pair(v, s.substr(i).trim());
+}
+
+std::optional<Bandwidth> parseBandwidth(llvm::StringRef s) {
+  auto num = splitNumber(s);
+  if (!num)
+    return std::nullopt;
+  static const std::pair<const char *, double> units[] = {
+      {"", 1e9},          {"bps", 1},           {"b/s", 1},          {"Kbps", 1e3},
+      {"Kb/s", 1e3},      {"kbps", 1e3},        {"kb/s", 1e3},       {"M", 1e6},
+      {"Mbps", 1e6},      {"Mb/s", 1e6},        {"G", 1e9},          {"Gbps", 1e9},
+      {"Gb/s", 1e9},      {"T", 1e12},          {"Tbps", 1e12},      {"Tb/s", 1e12},
+      {"Bps", 8},         {"B/s", 8},           {"KBps", 8e3},       {"KB/s", 8e3},
+      {"kB/s", 8e3},      {"MBps", 8e6},        {"MB/s", 8e6},       {"GBps", 8e9},
+      {"GB/s", 8e9},      {"TBps", 8e12},       {"TB/s", 8e12},      {"KiB/s", 8.0 * 1024},
+      {"MiB/s", 8.0 * (1 << 20)},               {"GiB/s", 8.0 * (1ull << 30)},
+      {"TiB/s", 8.0 * (1ull << 40)}};
+  for (auto &[unit, mult] : units)
+    if (num->second == unit)
+      return Bandwidth::bitsPerSec(num->first * mult);
+  return std::nullopt;
+}
+
+std::optional<Duration> parseDuration(llvm::StringRef s) {
+  auto num = splitNumber(s);
+  if (!num)
+    return std::nullopt;
+  static const std::pair<const char *, double> units[] = {
+      {"", 1}, {"ps", 1e-3}, {"ns", 1}, {"us", 1e3}, {"\xC2\xB5s", 1e3}, {"ms", 1e6}, {"s", 1e9}};
+  for (auto &[unit, mult] : units)
+    if (num->second == unit)
+      return Duration::nanoseconds(num->first * mult);
+  return std::nullopt;
+}
+
+std::string formatBandwidth(Bandwidth b) {
+  return fmt::format("{:g} Gb/s", b.inGigabitsPerSec());
+}
+
+std::string formatDuration(Duration d) {
+  if (d.ns >= 1e6)
+    return fmt::format("{:g} ms", d.ns / 1e6);
+  if (d.ns >= 1e3)
+    return fmt::format("{:g} us", d.ns / 1e3);
+  return fmt::format("{:g} ns", d.ns);
+}
+
+// ---------------------------------------------------------------------------------
+
+ParamReader::ParamReader(const BlueprintSpec &spec, const std::vector<ParamInfo> &known,
+                         std::string what, DiagEngine &diags)
+    : spec_(spec), known_(known), what_(std::move(what)), diags_(diags) {
+  std::vector<std::string> names;
+  for (const ParamInfo &p : known_)
+    names.push_back(p.key);
+  std::set<std::string> seen;
+  for (const Param &p : spec_.params) {
+    llvm::SMLoc kl = keyLoc(p);
+    auto report = [&](const std::string &msg) {
+      ok_ = false;
+      if (kl.isValid())
+        diags_.error(kl, msg);
+      else
+        diags_.error(spec_.origin, msg);
+    };
+    if (!info(p.key)) {
+      report("unknown parameter '" + p.key + "' for " + what_ + didYouMean(p.key, names) +
+             " (its parameters: " + (names.empty() ? std::string("none") : llvm::join(names, ", ")) +
+             ")");
+      continue;
+    }
+    if (!seen.insert(p.key).second)
+      report("parameter '" + p.key + "' is given twice");
+  }
+}
+
+// `key=value` written in one buffer (the -fabric= syntax): the key's location; else the
+// value's (a file's `key: value` has its own key positions, which the spec does not keep).
+llvm::SMLoc ParamReader::keyLoc(const Param &p) const {
+  if (!p.loc.isValid())
+    return p.loc;
+  unsigned id = diags_.sourceMgr().FindBufferContainingLoc(p.loc);
+  if (!id)
+    return p.loc;
+  const char *start = diags_.sourceMgr().getMemoryBuffer(id)->getBufferStart();
+  const char *v = p.loc.getPointer();
+  if (size_t(v - start) < p.key.size() + 1 || v[-1] != '=' ||
+      llvm::StringRef(v - 1 - p.key.size(), p.key.size()) != p.key)
+    return p.loc;
+  return llvm::SMLoc::getFromPointer(v - 1 - p.key.size());
+}
+
+const Param *ParamReader::find(llvm::StringRef key) const {
+  for (const Param &p : spec_.params)
+    if (p.key == key)
+      return &p;
+  return nullptr;
+}
+
+const ParamInfo *ParamReader::info(llvm::StringRef key) const {
+  for (const ParamInfo &p : known_)
+    if (p.key == key)
+      return &p;
+  return nullptr;
+}
+
+std::string ParamReader::text(llvm::StringRef key) const {
+  if (const Param *p = find(key))
+    return p->value;
+  const ParamInfo *i = info(key);
+  assert(i && "blueprint reads a parameter it does not declare");
+  return i ? i->defaultValue : std::string();
+}
+
+llvm::SMLoc ParamReader::loc(llvm::StringRef key) const {
+  if (const Param *p = find(key))
+    return p->loc;
+  return spec_.loc;
+}
+
+void ParamReader::error(llvm::StringRef key, const llvm::Twine &msg) {
+  ok_ = false;
+  llvm::SMLoc l = loc(key);
+  if (l.isValid())
+    diags_.error(l, msg);
+  else
+    diags_.error(spec_.origin, msg);
+}
+
+void ParamReader::error(const llvm::Twine &msg) {
+  ok_ = false;
+  if (spec_.loc.isValid())
+    diags_.error(spec_.loc, msg);
+  else
+    diags_.error(spec_.origin, msg);
+}
+
+uint64_t ParamReader::uint(llvm::StringRef key, uint64_t min, uint64_t max) {
+  std::string t = text(key);
+  uint64_t v;
+  if (llvm::StringRef(t).getAsInteger(10, v)) {
+    error(key, fmt::format("{} '{}' is not a whole number", key.str(), t));
+    return min;
+  }
+  if (v < min || v > max) {
+    if (max == UINT64_MAX)
+      error(key, fmt::format("{} {} is too small; it must be at least {}", key.str(), v, min));
+    else
+      error(key, fmt::format("{} {} is out of range; it must be between {} and {}", key.str(), v,
+                             min, max));
+    return min;
+  }
+  return v;
+}
+
+std::vector<uint64_t> ParamReader::dims(llvm::StringRef key, size_t minDims, size_t maxDims,
+                                        uint64_t maxSize, llvm::StringRef form,
+                                        llvm::StringRef example) {
+  std::string t = text(key);
+  llvm::SmallVector<llvm::StringRef, 8> parts;
+  llvm::StringRef(t).split(parts, 'x');
+  std::vector<uint64_t> out;
+  bool bad = parts.size() < minDims || parts.size() > maxDims;
+  for (llvm::StringRef p : parts) {
+    uint64_t v;
+    if (p.trim().getAsInteger(10, v) || v < 1 || (maxSize && v > maxSize)) {
+      bad = true;
+      break;
+    }
+    out.push_back(v);
+  }
+  if (bad) {
+    std::string shape = !form.empty() ? form.str()
+                        : minDims == maxDims
+                            ? fmt::format("{} sizes joined by 'x'", minDims)
+                            : fmt::format("{} to {} sizes joined by 'x'", minDims, maxDims);
+    std::string each = maxSize ? fmt::format("each between 1 and {}", maxSize)
+                               : std::string("each a whole number of at least 1");
+    error(key, fmt::format("{} '{}' is not valid; write {}, {}, e.g. {}", key.str(), t, shape, each,
+                           example.str()));
+    return std::vector<uint64_t>(std::max<size_t>(minDims, 1), 1);
+  }
+  return out;
+}
+
+std::optional<Bandwidth> ParamReader::bandwidth(llvm::StringRef key) {
+  std::string t = text(key);
+  if (t.empty() || t == "none")
+    return std::nullopt;
+  auto b = parseBandwidth(t);
+  if (!b) {
+    error(key, fmt::format("{} '{}' is not a bandwidth; write a number with a unit, e.g. 100G, "
+                           "100Gbps, 400GB/s or 1TiB/s (a bare number is Gb/s), or none",
+                           key.str(), t));
+    return std::nullopt;
+  }
+  if (!(b->bitsPerSecond > 0)) {
+    error(key, fmt::format("{} '{}' must be positive", key.str(), t));
+    return std::nullopt;
+  }
+  return b;
+}
+
+std::optional<Duration> ParamReader::latency(llvm::StringRef key) {
+  std::string t = text(key);
+  if (t.empty() || t == "none")
+    return std::nullopt;
+  auto d = parseDuration(t);
+  if (!d) {
+    error(key, fmt::format("{} '{}' is not a latency; write a number with a unit, e.g. 500ns, "
+                           "1us or 2ms (a bare number is ns), or none",
+                           key.str(), t));
+    return std::nullopt;
+  }
+  return d;
+}
+
+std::string ParamReader::choice(llvm::StringRef key, llvm::ArrayRef<llvm::StringRef> choices) {
+  std::string t = text(key);
+  for (llvm::StringRef c : choices)
+    if (c == t)
+      return t;
+  std::vector<std::string> names;
+  for (llvm::StringRef c : choices)
+    names.push_back(c.str());
+  std::string list;
+  for (size_t i = 0; i < names.size(); ++i)
+    list += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  std::string pick = closestName(t, names);
+  error(key, fmt::format("{} '{}' is not valid; choose {}{}", key.str(), t, list,
+                         pick.empty() ? "" : " (did you mean '" + pick + "'?)"));
+  return choices.front().str();
+}
+
+// The definitions a file device composes, innermost first.
+static bool collectParts(const DeviceDef &d, const std::vector<DeviceDef> &pool,
+                         std::vector<DeviceDef> &parts, unsigned depth) {
+  if (depth > 16)
+    return false;
+  for (const Component &c : d.components) {
+    if (c.kind != ComponentKind::Device)
+      continue;
+    bool have = false;
+    for (const DeviceDef &p : parts)
+      have |= p.name == c.name;
+    if (have)
+      continue;
+    for (const DeviceDef &p : pool)
+      if (p.name == c.name) {
+        if (!collectParts(p, pool, parts, depth + 1))
+          return false;
+        parts.push_back(p);
+        break;
+      }
+  }
+  return true;
+}
+
+std::optional<DeviceBuild> ParamReader::device(llvm::StringRef key) {
+  std::string t = text(key);
+  unsigned before = diags_.errorCount();
+  llvm::SMLoc at = given(key) ? loc(key) : llvm::SMLoc();
+  // A value quoted in a file: its text starts after the quote.
+  if (at.isValid() && (*at.getPointer() == '"' || *at.getPointer() == '\''))
+    at = llvm::SMLoc::getFromPointer(at.getPointer() + 1);
+  auto sub = parseDeviceSpec(t, at, diags_);
+  if (!sub) {
+    if (diags_.errorCount() == before)
+      error(key, key.str() + " '" + t + "' is not a device");
+    ok_ = false;
+    return std::nullopt;
+  }
+  sub->origin = spec_.origin;
+  sub->devices = spec_.devices;
+  for (const DeviceDef &d : spec_.devices) {
+    if (d.name != sub->name)
+      continue;
+    if (!sub->params.empty()) {
+      error(key, "device '" + d.name + "' is defined in the fabric file and takes no parameters");
+      return std::nullopt;
+    }
+    DeviceBuild b{d, {}};
+    collectParts(d, spec_.devices, b.parts, 0);
+    return b;
+  }
+  if (!Registry::findDevice(sub->name)) {
+    std::vector<std::string> names, fileNames;
+    for (const DeviceBlueprint *d : Registry::devices())
+      names.push_back(d->name);
+    for (const DeviceDef &d : spec_.devices)
+      fileNames.push_back(d.name);
+    std::vector<std::string> every = names;
+    every.insert(every.end(), fileNames.begin(), fileNames.end());
+    std::string msg = "unknown device '" + sub->name + "' for " + key.str() +
+                      didYouMean(sub->name, every) + " (device blueprints: " +
+                      llvm::join(names, ", ");
+    if (!fileNames.empty())
+      msg += "; devices in the fabric file: " + llvm::join(fileNames, ", ");
+    error(key, msg + ")");
+    return std::nullopt;
+  }
+  auto b = instantiateDevice(*sub, diags_);
+  if (!b)
+    ok_ = false;
+  return b;
+}
+
+} // namespace infracc::blueprints
