@@ -142,7 +142,8 @@ llvm::Error IntranodeCalcPass::run(Module &m, PassContext &ctx) {
                                            "turning them into local dependencies needs both in "
                                            "one rank: run remap-gpus first (e.g. -passes=place,"
                                            "remap-gpus,intranode-calc)",
-                                           r, d, host, r, s.opName(g)));
+                                           std::min(r, d), std::max(r, d), host, r,
+                                           s.opName(g)));
       }
     if (ctx.diags.hasErrors())
       return reportedError();

@@ -166,10 +166,10 @@ llvm::Error PlacePass::fromMap(Module &m, PassContext &ctx) {
     if (endpoint[r] == InvalidNode)
       missing.push_back(r);
   if (!missing.empty()) {
-    ctx.diags.error(PlaceMapFile, fmt::format("the map places no endpoint for {} of the "
-                                              "workload's {} ranks: {}; every rank needs a line",
-                                              missing.size() == 1 ? "rank" : "ranks", ranks,
-                                              describeRanks(missing)));
+    ctx.diags.error(PlaceMapFile, fmt::format("the map places no endpoint for {} {} (the "
+                                              "workload has {} ranks); every rank needs a line",
+                                              missing.size() == 1 ? "rank" : "ranks",
+                                              describeRanks(missing), ranks));
     return reportedError();
   }
   m.placement.clear();
