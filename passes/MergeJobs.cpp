@@ -81,6 +81,14 @@ private:
   }
   bool multiJob(std::vector<std::vector<uint32_t>> &slotOf);
   bool multiTenant(std::vector<std::vector<uint32_t>> &slotOf);
+  /// At the job's placement in the jobs file, else its entry, else its workload.
+  void errorAt(size_t j, const std::string &msg) {
+    const auto &job = spec_.jobs[j];
+    if (job.placementLoc.isValid() || job.loc.isValid())
+      diags_.error(job.placementLoc.isValid() ? job.placementLoc : job.loc, msg);
+    else
+      diags_.error(jobs_[j].source, msg);
+  }
   uint64_t seedOf(size_t j) const {
     const auto &job = spec_.jobs[j];
     return job.seed ? *job.seed : (spec_.seed ? *spec_.seed : opts::seed()) + j;
@@ -252,16 +260,10 @@ bool Allocator::multiJob(std::vector<std::vector<uint32_t>> &slotOf) {
     }
   };
   auto capacityError = [&](size_t j) {
-    uint64_t free = 0;
-    for (uint32_t h = 0; h < H; ++h)
-      if (owner[h] < 0)
-        free += slotsOfHost_[h].size();
-    const auto &job = spec_.jobs[j];
-    diags_.error(job.placementLoc.isValid() ? job.placementLoc : job.loc,
-                 fmt::format("{} does not fit: {} ranks are still to place and the free hosts "
-                             "hold {} slots (multi-job mode gives every job whole hosts; mode: "
+    errorAt(j, fmt::format("{} does not fit: {} of its ranks have no slot and every host is "
+                             "taken (multi-job mode gives each job hosts of its own; mode: "
                              "multi-tenant lets jobs share them)",
-                             jobName(j), slotOf[j].size() - next[j], free));
+                             jobName(j), slotOf[j].size() - next[j]));
   };
   // 2. Interleaved jobs take free hosts in turns.
   std::vector<size_t> inter;
@@ -316,9 +318,7 @@ bool Allocator::multiTenant(std::vector<std::vector<uint32_t>> &slotOf) {
   for (size_t j = 0; j < jobs_.size(); ++j) {
     const uint32_t n = jobs_[j].schedule->numRanks();
     if (spec_.jobs[j].strategy != Strategy::List && n > numSlots_) {
-      const auto &job = spec_.jobs[j];
-      diags_.error(job.placementLoc.isValid() ? job.placementLoc : job.loc,
-                   fmt::format("{} has more ranks than there are slots ({}); a slot holds one "
+      errorAt(j, fmt::format("{} has more ranks than there are slots ({}); a slot holds one "
                                "rank of each job",
                                jobName(j), numSlots_));
       ok = false;
@@ -359,9 +359,7 @@ bool Allocator::multiTenant(std::vector<std::vector<uint32_t>> &slotOf) {
     std::vector<uint32_t> sorted = slotOf[j];
     std::sort(sorted.begin(), sorted.end());
     if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
-      diags_.error(spec_.jobs[j].placementLoc.isValid() ? spec_.jobs[j].placementLoc
-                                                        : spec_.jobs[j].loc,
-                   fmt::format("interleaving puts two ranks of {} on one slot: taking the {} "
+      errorAt(j, fmt::format("interleaving puts two ranks of {} on one slot: taking the {} "
                                "slots in turns with the other interleaved jobs, it comes round "
                                "to a slot it already has; use packed or random for some jobs",
                                jobName(j), numSlots_));

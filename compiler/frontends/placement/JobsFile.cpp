@@ -191,7 +191,7 @@ bool Reader::read(const YamlNode *root, JobsSpec &spec) {
     diags_.error(spec.path, "the jobs file has no 'jobs' list (one entry per workload)");
     return false;
   }
-  spec.jobsLoc = jobs->loc;
+  spec.jobsLoc = root->entry("jobs")->keyLoc;
   if (jobs->kind != YamlNode::Seq || jobs->items.empty()) {
     error(jobs->loc, "jobs must be a list with one entry per workload, not " + jobs->describe());
     return false;
