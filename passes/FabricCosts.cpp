@@ -24,6 +24,13 @@ static cl::opt<double> SwitchLatency(
 
 double defaultSwitchLatencyNs() { return SwitchLatency; }
 
+llvm::Error checkSwitchLatencyOption() {
+  if (!(SwitchLatency >= 0) || !std::isfinite(SwitchLatency))
+    return usageError(fmt::format("-switch-latency={}: must be a non-negative number of ns",
+                                  double(SwitchLatency)));
+  return llvm::Error::success();
+}
+
 namespace {
 
 const Attribute *findAttr(const std::vector<Attribute> *attrs, llvm::StringRef key) {
@@ -51,11 +58,6 @@ std::optional<int64_t> readLatency(const Attribute &a, const std::string &owner,
 
 std::optional<std::vector<int64_t>> switchLatencies(const FabricGraph &g, DiagEngine &diags,
                                                     llvm::StringRef where) {
-  if (!(SwitchLatency >= 0) || !std::isfinite(SwitchLatency)) {
-    diags.error("", fmt::format("-switch-latency={}: must be a non-negative number of ns",
-                                double(SwitchLatency)));
-    return std::nullopt;
-  }
   int64_t fallback = static_cast<int64_t>(std::llround(SwitchLatency * 1000.0));
   bool ok = true;
   for (const Attribute &a : g.graphAttributes())

@@ -6,6 +6,7 @@
 #include "ir/FabricGraph.h"
 
 #include <llvm/ADT/StringRef.h>
+#include <llvm/Support/Error.h>
 
 #include <optional>
 #include <vector>
@@ -21,6 +22,8 @@ inline constexpr const char *SwitchLatencyAttribute = "switch_latency";
 
 /// -switch-latency=<ns>: the latency of a switch without the annotation (default 0).
 double defaultSwitchLatencyNs();
+/// A usage error when -switch-latency is negative or not finite.
+llvm::Error checkSwitchLatencyOption();
 
 /// Per node: the latency (ps) a path pays for passing it when it counts as a switch
 /// (see ir/Paths.h), from the annotations or the default. An unreadable annotation is

@@ -207,6 +207,8 @@ llvm::Error IntranodeCalcPass::run(Module &m, PassContext &ctx) {
   // Costs.
   std::unique_ptr<PathFinder> paths;
   if (m.hasFabric() && pl.hasMembers()) {
+    if (llvm::Error e = checkSwitchLatencyOption())
+      return e;
     auto lat = switchLatencies(*m.fabric, ctx.diags, m.fabricSource);
     if (!lat)
       return reportedError();

@@ -69,6 +69,8 @@ llvm::Expected<std::unique_ptr<LinkCostModel>> makeTopoCosts(const Module &m,
   if (pl.numRanks() != s.numRanks())
     return inputError(fmt::format("the placement covers {} ranks but the schedule has {}",
                                   pl.numRanks(), s.numRanks()));
+  if (llvm::Error e = checkSwitchLatencyOption())
+    return e;
   auto lat = switchLatencies(*m.fabric, m.diags, m.fabricSource);
   if (!lat)
     return reportedError();
