@@ -38,6 +38,9 @@ std::string workloadName(const Module &m) {
   return m.workloadSource.empty() ? std::string("workload") : m.workloadSource;
 }
 
+/// split-nodes' work; remap-gpus also uses it to regroup a grouped schedule.
+llvm::Error splitNodes(Module &m, PassContext &ctx);
+
 class RemapGpusPass : public Pass {
 public:
   llvm::StringRef name() const override { return "remap-gpus"; }
@@ -47,9 +50,11 @@ public:
 llvm::Error RemapGpusPass::run(Module &m, PassContext &ctx) {
   if (!m.hasSchedule())
     return usageError("remap-gpus needs a workload (a per-GPU schedule)");
+  // Ranks that already group several (a multi-tenant merge, an earlier remap-gpus) are
+  // taken apart first, then regrouped by host: tenants of one GPU become two members.
   if (m.placement.hasMembers())
-    return usageError("the schedule already has one rank per node (remap-gpus or multi-tenant "
-                      "merge-jobs ran before); run split-nodes first to regroup it");
+    if (llvm::Error e = splitNodes(m, ctx))
+      return e;
   const Schedule &s = *m.schedule;
   const uint32_t P = s.numRanks();
   const Placement old = m.placement;
@@ -164,10 +169,10 @@ llvm::Error RemapGpusPass::run(Module &m, PassContext &ctx) {
 class SplitNodesPass : public Pass {
 public:
   llvm::StringRef name() const override { return "split-nodes"; }
-  llvm::Error run(Module &m, PassContext &ctx) override;
+  llvm::Error run(Module &m, PassContext &ctx) override { return splitNodes(m, ctx); }
 };
 
-llvm::Error SplitNodesPass::run(Module &m, PassContext &ctx) {
+llvm::Error splitNodes(Module &m, PassContext &ctx) {
   if (!m.hasSchedule())
     return usageError("split-nodes needs a workload (a per-node schedule)");
   const Schedule &s = *m.schedule;

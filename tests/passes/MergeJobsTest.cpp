@@ -318,3 +318,37 @@ TEST(MergeJobsErrors, DefaultPlacementThatDoesNotFit) {
                    "ranks have no slot and every host is taken (multi-job mode gives each job "
                    "hosts of its own; mode: multi-tenant lets jobs share them)\n");
 }
+
+TEST(MergeJobs, TenantsOnTheFabricThenRemapAndIntranode) {
+  // Multi-tenant packed on small_cluster.yaml: a on host.0.xpu.0-1, b on host.0.xpu.0-1
+  // and host.1.xpu.0. remap-gpus takes the shared slots apart (ranks a0 a1 b0 b1 b2) and
+  // groups by host: host 0 holds a0 a1 b0 b1 (g = 4, C = 2; nic = the GPU's NIC), host 1
+  // b2. Tags: a0 -> a1 (members 0 -> 1): (1*4 + 0)*4 + 1 = 17; b0 -> b2 (member 2 -> 0):
+  // (0*4 + 2)*4 + 0 = 8. intranode-calc: 10 B over the NVSwitch, 250 + 0.1 -> 250 ns.
+  PassDir d({"job_a.goal", "job_b.goal", "small_cluster.yaml"});
+  d.write("jobs.yaml", "mode: multi-tenant\njobs:\n- placement: packed\n- placement: packed\n");
+  RunResult r = d.run({"small_cluster.yaml", "job_a.goal", "job_b.goal", "-jobs=jobs.yaml",
+                       "-passes=merge-jobs,remap-gpus", "-emit=goal"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, R"(num_ranks 2
+
+rank 0 {
+l1: send 10b to 0 tag 17
+l2: recv 10b from 0 tag 17 cpu 2 nic 1
+l3: calc 5 cpu 4
+l4: send 20b to 1 tag 8 cpu 4
+l5: calc 7 cpu 7
+l4 requires l3
+}
+
+rank 1 {
+l1: recv 20b from 0 tag 8
+}
+)");
+  r = d.run({"small_cluster.yaml", "job_a.goal", "job_b.goal", "-jobs=jobs.yaml",
+             "-passes=merge-jobs,remap-gpus,intranode-calc", "-emit=goal", "-verify-each"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.substr(0, r.out.find("l3:")), "num_ranks 2\n\nrank 0 {\nl1: calc 250\n"
+                                                 "l2: calc 0 cpu 2\n");
+  EXPECT_NE(r.out.find("l2 requires l1\n"), std::string::npos);
+}
