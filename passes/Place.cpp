@@ -66,9 +66,9 @@ llvm::Error PlacePass::run(Module &m, PassContext &ctx) {
                       "-fabric=<blueprint>) to place ranks on");
   if (!m.hasSchedule())
     return usageError("the place pass needs a workload (e.g. a .goal file)");
-  if (!m.placement.empty())
-    return usageError("the schedule is already placed (by merge-jobs or an earlier place); "
-                      "run place once, before the passes that regroup ranks");
+  if (!m.placement.empty() || m.placement.hasMembers())
+    return usageError("the schedule is already placed or grouped (by merge-jobs, remap-gpus or "
+                      "an earlier place); run place once, before the passes that regroup ranks");
   Policy policy = PlacePolicy;
   if (!PlaceMapFile.empty()) {
     if (PlacePolicy.getNumOccurrences() && policy != Policy::Map)

@@ -122,8 +122,15 @@ TEST(PlaceErrors, Usage) {
   EXPECT_EQ(r.err, "infracc: error: the place pass needs a workload (e.g. a .goal file)\n");
   r = d.run({"small_cluster.yaml", "pairs4.goal", "-passes=place,place", "-emit=goal"});
   EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(r.err, "infracc: error: the schedule is already placed (by merge-jobs or an earlier "
-                   "place); run place once, before the passes that regroup ranks\n");
+  EXPECT_EQ(r.err, "infracc: error: the schedule is already placed or grouped (by merge-jobs, "
+                   "remap-gpus or an earlier place); run place once, before the passes that "
+                   "regroup ranks\n");
+  r = d.run({"small_cluster.yaml", "pairs4.goal", "-passes=remap-gpus,place", "-gpus-per-node=2",
+             "-emit=goal"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "infracc: error: the schedule is already placed or grouped (by merge-jobs, "
+                   "remap-gpus or an earlier place); run place once, before the passes that "
+                   "regroup ranks\n");
   r = d.run({"small_cluster.yaml", "pairs4.goal", "-passes=place", "-place=map", "-emit=goal"});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err, "infracc: error: -place=map needs -place-map=<file> (lines 'rank "
