@@ -120,3 +120,72 @@ TEST(MergeJobsErrors, PipelineOrder) {
                    "jobs\n"
                    "- placement: interleaved\n             ^\n");
 }
+
+TEST(PlaceErrors, FabricWithoutEndpoints) {
+  PassDir d({"pairs4.goal"});
+  d.write("switches.yaml", "name: s\ndevices:\n- name: sw\n  components: [{name: port, count: 2, "
+                           "choice: port}]\ninstances:\n- {name: sw, device: sw, count: 1}\n");
+  RunResult r = d.run({"switches.yaml", "pairs4.goal", "-emit=placement", "-w"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "infracc: error: the fabric 'switches.yaml' has no endpoints to place ranks on "
+                   "(no xpu, and no host with a NIC)\n");
+  r = d.run({"pairs4.goal", "-emit=placement"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "infracc: error: -emit=placement: the ranks are not placed; run place (or "
+                   "merge-jobs) with a fabric, e.g. -passes=place\n");
+}
+
+TEST(SplitNodesErrors, Wildcards) {
+  PassDir d;
+  d.write("wild.goal", "num_ranks 2\n\nrank 0 {\nl1: recv 8b from -1 tag 5\n}\n\nrank 1 {\n"
+                       "l1: send 8b to 0 tag 4 cpu 1\n}\n");
+  RunResult r = d.run({"wild.goal", "-passes=split-nodes", "-gpus-per-node=2", "-emit=goal",
+                       "-disable-verify"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "wild.goal: error: split-nodes: rank 0 operation 'l1' has a wildcard source "
+                   "or tag, which does not say which GPU it talks to\n");
+}
+
+TEST(IntranodeCalcErrors, ManyUnmatched) {
+  PassDir d;
+  std::string ops;
+  for (int i = 1; i <= 12; ++i)
+    ops += "l" + std::to_string(i) + ": send 8b to 0 tag " + std::to_string(i) + "\n";
+  d.write("many.goal", "num_ranks 1\n\nrank 0 {\n" + ops + "}\n");
+  RunResult r = d.run({"many.goal", "-passes=intranode-calc", "-emit=goal", "-disable-verify"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("many.goal: error: intranode-calc: rank 0 operation 'l10' (send of 8 bytes "
+                       "to its own rank, tag 10) has no matching recv\n"
+                       "many.goal: error: intranode-calc: 2 more local messages have no partner\n"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST(MergeJobsErrors, JobsFileTypes) {
+  PassDir d({"job_a.goal", "job_b.goal"});
+  d.write("jobs.yaml", "seed: -1\njobs:\n- workload: [a]\n  seed: x\n- placement: [[1], 2, 99999999999999999999]\n");
+  RunResult r = d.run({"job_a.goal", "job_b.goal", "-jobs=jobs.yaml", "-emit=goal"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err,
+            "jobs.yaml:1:7: error: seed must be a whole number (0, 1, 2, ...), not the number "
+            "-1\n"
+            "seed: -1\n      ^\n"
+            "jobs.yaml:3:13: error: the workload of job 0 must be a file name, not a list\n"
+            "- workload: [a]\n            ^\n"
+            "jobs.yaml:4:9: error: the seed of job 0 must be a whole number (0, 1, 2, ...), not "
+            "the string 'x'\n"
+            "  seed: x\n        ^\n"
+            "jobs.yaml:5:15: error: the placement list of job 1 holds endpoint names or slot "
+            "numbers, not a list\n"
+            "- placement: [[1], 2, 99999999999999999999]\n              ^\n"
+            "jobs.yaml:5:23: error: slot number 99999999999999999999 is too large\n"
+            "- placement: [[1], 2, 99999999999999999999]\n                      ^\n");
+  d.write("jobs.yaml", "jobs: {a: 1}\n");
+  r = d.run({"job_a.goal", "job_b.goal", "-jobs=jobs.yaml", "-emit=goal"});
+  EXPECT_EQ(r.err, "jobs.yaml:1:7: error: jobs must be a list with one entry per workload, not a "
+                   "mapping\njobs: {a: 1}\n      ^\n");
+  d.write("jobs.yaml", "jobs:\n- packed\n- placement: packed\n");
+  r = d.run({"job_a.goal", "job_b.goal", "-jobs=jobs.yaml", "-emit=goal"});
+  EXPECT_EQ(r.err, "jobs.yaml:2:3: error: job 0 must be a mapping with keys workload, placement "
+                   "and seed, not the string 'packed'\n- packed\n  ^\n");
+}
