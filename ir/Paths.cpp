@@ -1,6 +1,7 @@
 #include "ir/Paths.h"
 
 #include <llvm/Support/Parallel.h>
+#include <llvm/Support/Threading.h>
 
 #include <algorithm>
 #include <cmath>
@@ -199,8 +200,10 @@ PathInfo PathFinder::between(NodeId a, NodeId b) {
 void PathFinder::precompute(llvm::ArrayRef<NodeId> sources,
                             llvm::ArrayRef<std::vector<NodeId>> targets) {
   std::vector<std::vector<PathInfo>> results(sources.size());
-  // Chunks of sources share one scratch area (a few arrays the size of the graph).
-  size_t chunks = std::min<size_t>(sources.size(), 64);
+  // One chunk of sources per thread, each with one scratch area (a few arrays the size
+  // of the graph, so not one per source).
+  size_t threads = std::max(1u, llvm::hardware_concurrency().compute_thread_count());
+  size_t chunks = std::min<size_t>(sources.size(), threads);
   llvm::parallelFor(0, chunks, [&](size_t c) {
     Scratch s(g_.numNodes());
     for (size_t i = c; i < sources.size(); i += chunks) {
