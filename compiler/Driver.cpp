@@ -220,6 +220,11 @@ llvm::Error Driver::runPasses(const Target &target) {
   if (!module_.jobs.empty()) {
     // Several workloads: they must be merged first; verify the merged schedule.
     auto it = std::find(names.begin(), names.end(), "merge-jobs");
+    if (it == names.end() && Passes.empty()) {
+      // The default pipeline merges first; merge-jobs places the jobs itself.
+      names.erase(std::remove(names.begin(), names.end(), "place"), names.end());
+      it = names.insert(names.begin(), "merge-jobs");
+    }
     if (it == names.end())
       return usageError(llvm::Twine(module_.jobs.size()) +
                         " workloads given; combine them with -passes=merge-jobs,... and "

@@ -29,14 +29,18 @@ void Statistics::print(llvm::raw_ostream &os) const {
   os << "===-------------------------------------------------------------------------===\n"
      << "                          ... Statistics Collected ...\n"
      << "===-------------------------------------------------------------------------===\n\n";
+  // As LLVM: counters that stayed 0 are not listed.
   size_t valueWidth = 0, groupWidth = 0;
   for (const auto &[key, e] : entries_) {
+    if (!e.value)
+      continue;
     valueWidth = std::max(valueWidth, std::to_string(e.value).size());
     groupWidth = std::max(groupWidth, key.first.size());
   }
   for (const auto &[key, e] : entries_)
-    os << llvm::format("%*llu %-*s - %s\n", int(valueWidth), (unsigned long long)e.value,
-                       int(groupWidth), key.first.c_str(), e.description.c_str());
+    if (e.value)
+      os << llvm::format("%*llu %-*s - %s\n", int(valueWidth), (unsigned long long)e.value,
+                         int(groupWidth), key.first.c_str(), e.description.c_str());
   os << "\n";
 }
 
@@ -83,6 +87,15 @@ llvm::Error PassManager::addPipeline(llvm::ArrayRef<std::string> names) {
   for (const std::string &n : opts_.printAfter)
     if (n != "all" && !PassRegistry::find(n))
       return usageError("-print-after names '" + n + "', which is not a pass");
+  for (const std::string &n : opts_.printAfter)
+    if (n != "all" && !contains(n)) {
+      std::string pipeline;
+      for (const auto &p : passes_)
+        pipeline += (pipeline.empty() ? "" : ",") + p->name().str();
+      ctx_.diags.warning("", "-print-after=" + n + ": '" + n + "' is not in the pipeline (" +
+                                 (pipeline.empty() ? std::string("no passes") : pipeline) +
+                                 "), so nothing is printed for it");
+    }
   return llvm::Error::success();
 }
 
@@ -133,7 +146,7 @@ llvm::Error PassManager::run(Module &module) {
     }
   }
   if (group)
-    group->print(llvm::errs());
+    group->print(llvm::errs(), /*ResetAfterPrint=*/true);   // else printed again when the timers go
   return llvm::Error::success();
 }
 

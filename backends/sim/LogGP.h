@@ -68,6 +68,12 @@ class LinkCostModel {
 public:
   virtual ~LinkCostModel() = default;
   virtual PairCost cost(uint32_t srcRank, uint32_t dstRank) const = 0;
+  /// The cost of the message of send op `sendOp` (global index). The simulator calls
+  /// this one; models whose costs depend on more than the two ranks (which GPU of a
+  /// per-node rank sends, which receives) override it.
+  virtual PairCost costOfSend(uint32_t srcRank, uint32_t dstRank, uint32_t /*sendOp*/) const {
+    return cost(srcRank, dstRank);
+  }
 };
 
 } // namespace infracc::sim

@@ -31,6 +31,8 @@ struct SimModel {
   /// Per-pair costs for this run; null function or null result = uniform L and G.
   std::function<llvm::Expected<std::unique_ptr<LinkCostModel>>(const Module &, const LogGPParams &)>
       costs;
+  /// Passes the model needs before it (run when -passes is not given), e.g. place.
+  std::vector<std::string> pipeline;
 };
 
 class SimModelRegistry {

@@ -50,6 +50,7 @@ static RegisterSimModel LgsModel({
     .description = "LogGOPSim v1, bit for bit (default)",
     .engine = Engine::Lgs,
     .costs = nullptr,
+    .pipeline = {},
 });
 static RegisterSimModel AtlahsModel({
     .name = "atlahs",
@@ -57,6 +58,7 @@ static RegisterSimModel AtlahsModel({
                    "exact-key matching)",
     .engine = Engine::Atlahs,
     .costs = nullptr,
+    .pipeline = {},
 });
 
 // --- options ----------------------------------------------------------------------------
@@ -201,7 +203,13 @@ RegisterTarget SimTarget({
                    "output; -sim-model, -sim-report=json)",
     .needs = TargetNeeds::Workload,
     .writesDirectory = false,
-    .defaultPipeline = nullptr,
+    .defaultPipeline =
+        [](const Module &m) {
+          const SimModel *model = SimModelRegistry::find(OptModel);
+          if (!model || !m.hasFabric())
+            return std::vector<std::string>();
+          return model->pipeline;
+        },
     .run = runSim,
 });
 

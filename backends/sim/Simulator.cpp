@@ -120,9 +120,9 @@ private:
   uint32_t &sendOwner(uint32_t rank, uint32_t nic) { return ownGs_[size_t(rank) * N_ + nic]; }
   uint32_t &recvOwner(uint32_t rank, uint32_t nic) { return ownGr_[size_t(rank) * N_ + nic]; }
 
-  PairCost pairCost(uint32_t src, uint32_t dst) const {
+  PairCost pairCost(uint32_t src, uint32_t dst, uint32_t sendOp) const {
     if (opt_.costs)
-      return opt_.costs->cost(src, dst);
+      return opt_.costs->costOfSend(src, dst, sendOp);
     return PairCost{p_.L, p_.G};
   }
   uint32_t msgAct(uint32_t sendOp) const { return static_cast<uint32_t>(numOps_ + sendOp); }
@@ -335,7 +335,7 @@ template <bool Rec> void EventEngine::lgsSend(EventQueue &heap, Event e) {
   if (std::max(co, cg) <= t) {
     ops_[g].state = OpState::Started;
     markStarted<false>(h, g);
-    PairCost pc = pairCost(h, d);
+    PairCost pc = pairCost(h, d, g);
     co = t + p_.o + p_.O.forMessage(bytes);
     cg = t + p_.g + pc.G.forMessage(bytes);
     // The message event: first byte at t + o + L; G is charged at the receiver.
@@ -423,7 +423,7 @@ template <bool Rec> void EventEngine::lgsMessage(EventQueue &heap, Event e) {
   // The receiver is charged on the SENDER's cpu and nic indices.
   uint64_t &co = cpuClock(d, c), &cr = recvGap(d, n);
   if (std::max(co, cr) <= t) {
-    PairCost pc = pairCost(src, d);
+    PairCost pc = pairCost(src, d, g);
     uint64_t cG = pc.G.forMessage(bytes), cO = p_.O.forMessage(bytes);
     co = t + p_.o + std::max(cO, cG);
     cr = t + p_.g + cG;
@@ -586,7 +586,7 @@ template <bool Rec> void EventEngine::atlahsSend(TimeOnlyHeap &heap, Event e) {
     markStarted<true>(h, g);
     touch(h);
     const uint64_t bytes = std::max<uint64_t>(ops_[g].size, 1);   // ATLAHS: 0 bytes -> 1
-    PairCost pc = pairCost(h, d);
+    PairCost pc = pairCost(h, d, g);
     uint64_t cpuTime = t + p_.o + p_.O.forMessage(bytes);
     co = cpuTime;
     uint64_t bw = pc.G.forMessage(bytes);
@@ -885,7 +885,7 @@ void EventEngine::extractCriticalPath() {
     auto add = [&](Category c, uint64_t v) { phases.push_back({c, static_cast<int64_t>(v)}); };
     if (isMsg || k == OpKind::Send) {
       const uint32_t dst = ops_[g].peer;
-      PairCost pc = pairCost(opRank, dst);
+      PairCost pc = pairCost(opRank, dst, g);
       const uint64_t raw = ops_[g].size;
       const uint64_t bytes = atlahs ? std::max<uint64_t>(raw, 1) : raw;
       const uint64_t cG = pc.G.forMessage(bytes), cO = p_.O.forMessage(bytes);

@@ -124,7 +124,8 @@ TEST(SimDriver, ModelsAndReportFormatsAreChecked) {
   RunResult bad = runInfracc({goal, "-sim-model=nope"});
   EXPECT_EQ(bad.status, 2);
   EXPECT_EQ(bad.err,
-            "infracc: error: unknown model 'nope' for -sim-model; valid models are: atlahs, lgs\n");
+            "infracc: error: unknown model 'nope' for -sim-model; valid models are: atlahs, lgs, "
+            "topo\n");
   RunResult fmt = runInfracc({goal, "-sim-report=xml"});
   EXPECT_EQ(fmt.status, 2);
   EXPECT_EQ(fmt.err, "infracc: error: -emit=sim writes text or json, not 'xml'\n");

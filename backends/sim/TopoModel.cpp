@@ -1,0 +1,156 @@
+// -sim-model=topo: LogGOPSim's engine with L and G per message from the fabric (the
+// heterogeneous LogGP of LLAMP's Appendix I): a message pays the latency of its path
+// (links plus switches, ir/Paths.h) instead of L, and the gap per byte of the path's
+// bottleneck link instead of G. o, g, O and S stay global.
+//
+// A message's path runs between the endpoints its two ranks are placed on. In a
+// per-node schedule (remap-gpus) the endpoints are the GPUs that send and receive:
+// the sender's from its cpu stream, the receiver's from the stream of the recv that
+// matches it in MPI order (ir/MessageMatching.h); a message whose recv is a wildcard
+// goes to the first GPU of the receiving rank.
+//
+// Where the fabric has no numbers: a path with no latency on any link and no switch
+// latency uses the global L; one without any bandwidth uses the global G. A message
+// that stays on its endpoint (no link) costs L = 0 and G = 0.
+#include "backends/sim/SimModel.h"
+
+#include "compiler/Diagnostics.h"
+#include "ir/MessageMatching.h"
+#include "ir/Module.h"
+#include "ir/Paths.h"
+#include "passes/FabricCosts.h"
+
+#include <llvm/ADT/DenseMap.h>
+
+#include <fmt/format.h>
+
+#include <map>
+
+namespace infracc::sim {
+namespace {
+
+class TopoCosts : public LinkCostModel {
+public:
+  PairCost cost(uint32_t src, uint32_t dst) const override {
+    auto it = byRanks_.find((uint64_t(src) << 32) | dst);
+    return it != byRanks_.end() ? it->second : uniform_;
+  }
+  PairCost costOfSend(uint32_t src, uint32_t dst, uint32_t sendOp) const override {
+    if (!pairOfOp_.empty())
+      return costs_[pairOfOp_[sendOp]];
+    return cost(src, dst);
+  }
+
+  PairCost uniform_;
+  llvm::DenseMap<uint64_t, PairCost> byRanks_;   // per-rank schedules
+  std::vector<uint32_t> pairOfOp_;               // per-node schedules: per op
+  std::vector<PairCost> costs_;
+};
+
+PairCost toCost(const PathInfo &p, const LogGPParams &params) {
+  if (p.links == 0)
+    return {0, PerByte(0)};
+  PairCost c;
+  c.L = p.latencyKnown ? static_cast<uint64_t>((p.latencyPs + 500) / 1000) : params.L;
+  c.G = p.bottleneckBps ? PerByte(8e9 / *p.bottleneckBps) : params.G;
+  return c;
+}
+
+llvm::Expected<std::unique_ptr<LinkCostModel>> makeTopoCosts(const Module &m,
+                                                             const LogGPParams &params) {
+  if (!m.hasFabric())
+    return usageError("-sim-model=topo needs a fabric (an InfraGraph .yaml/.json file or "
+                      "-fabric=<blueprint>) besides the workload");
+  const Schedule &s = *m.schedule;
+  const Placement &pl = m.placement;
+  if (pl.empty())
+    return usageError("-sim-model=topo needs the ranks placed on the fabric: add place to "
+                      "-passes (it runs by default when -passes is not given)");
+  if (pl.numRanks() != s.numRanks())
+    return inputError(fmt::format("the placement covers {} ranks but the schedule has {}",
+                                  pl.numRanks(), s.numRanks()));
+  if (llvm::Error e = checkSwitchLatencyOption())
+    return e;
+  auto lat = switchLatencies(*m.fabric, m.diags, m.fabricSource);
+  if (!lat)
+    return reportedError();
+  PathFinder paths(*m.fabric, std::move(*lat));
+  auto costs = std::make_unique<TopoCosts>();
+  costs->uniform_ = {params.L, params.G};
+
+  // Distinct (source node, destination node) pairs, and who uses them.
+  llvm::DenseMap<uint64_t, uint32_t> pairIndex;
+  std::vector<std::pair<NodeId, NodeId>> pairs;
+  auto indexOf = [&](NodeId a, NodeId b) {
+    auto [it, fresh] = pairIndex.try_emplace((uint64_t(a) << 32) | b, uint32_t(pairs.size()));
+    if (fresh)
+      pairs.push_back({a, b});
+    return it->second;
+  };
+  std::vector<std::pair<uint64_t, uint32_t>> rankPairs;   // per-rank schedules
+  if (pl.hasMembers()) {
+    std::vector<uint32_t> partner = matchMessages(s);
+    costs->pairOfOp_.assign(s.numOps(), 0);
+    auto endpointOf = [&](uint32_t rank, uint32_t cpu) {
+      const Placement::Member *mem = pl.memberOfCpu(rank, cpu);
+      return mem && mem->endpoint != InvalidNode ? mem->endpoint : pl.endpointOfRank[rank];
+    };
+    for (uint32_t r = 0; r < s.numRanks(); ++r)
+      for (uint32_t g = s.rankBegin(r); g < s.rankBegin(r) + s.numOps(r); ++g) {
+        if (s.kind(g) != OpKind::Send)
+          continue;
+        uint32_t d = s.peer(g), recv = partner[g];
+        NodeId a = endpointOf(r, s.cpu(g));
+        NodeId b = recv != NoPartner ? endpointOf(d, s.cpu(recv)) : pl.endpointOfRank[d];
+        costs->pairOfOp_[g] = indexOf(a, b);
+      }
+  } else {
+    llvm::DenseMap<uint64_t, bool> seen;
+    for (uint32_t r = 0; r < s.numRanks(); ++r)
+      for (uint32_t g = s.rankBegin(r); g < s.rankBegin(r) + s.numOps(r); ++g) {
+        if (s.kind(g) != OpKind::Send)
+          continue;
+        uint64_t key = (uint64_t(r) << 32) | s.peer(g);
+        if (seen.try_emplace(key, true).second)
+          rankPairs.push_back(
+              {key, indexOf(pl.endpointOfRank[r], pl.endpointOfRank[s.peer(g)])});
+      }
+  }
+
+  // One search per source node, in parallel.
+  std::map<NodeId, std::vector<NodeId>> bySource;
+  for (auto [a, b] : pairs)
+    bySource[a].push_back(b);
+  std::vector<NodeId> sources;
+  std::vector<std::vector<NodeId>> targets;
+  for (auto &[a, list] : bySource) {
+    sources.push_back(a);
+    targets.push_back(std::move(list));
+  }
+  paths.precompute(sources, targets);
+  costs->costs_.resize(pairs.size());
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    PathInfo p = paths.between(pairs[i].first, pairs[i].second);
+    if (!p.reachable)
+      return inputError(fmt::format("-sim-model=topo: no path in the fabric '{}' from '{}' to "
+                                    "'{}', which exchange messages",
+                                    m.fabricSource, m.fabric->name(pairs[i].first),
+                                    m.fabric->name(pairs[i].second)));
+    costs->costs_[i] = toCost(p, params);
+  }
+  for (auto [key, idx] : rankPairs)
+    costs->byRanks_[key] = costs->costs_[idx];
+  return std::unique_ptr<LinkCostModel>(std::move(costs));
+}
+
+RegisterSimModel TopoModel({
+    .name = "topo",
+    .description = "LogGOPSim's engine with L and G per message from the fabric path between "
+                   "the two endpoints (needs a fabric and a placement)",
+    .engine = Engine::Lgs,
+    .costs = makeTopoCosts,
+    .pipeline = {"place"},
+});
+
+} // namespace
+} // namespace infracc::sim

@@ -1,0 +1,47 @@
+// What the passes and the topology-aware simulator model read from the fabric beyond
+// its graph: per-switch latencies (annotations or -switch-latency) and, for every
+// endpoint, the NIC its traffic leaves the host through.
+#pragma once
+
+#include "ir/FabricGraph.h"
+
+#include <llvm/ADT/StringRef.h>
+#include <llvm/Support/Error.h>
+
+#include <optional>
+#include <vector>
+
+namespace infracc {
+
+class DiagEngine;
+
+/// The node attribute naming a switch's latency, e.g. `switch_latency: 300ns`
+/// (a bare number is ns). On a node of a switch device it applies to that switch;
+/// as a graph attribute it is the default for every switch.
+inline constexpr const char *SwitchLatencyAttribute = "switch_latency";
+
+/// -switch-latency=<ns>: the latency of a switch without the annotation (default 0).
+double defaultSwitchLatencyNs();
+/// A usage error when -switch-latency is negative or not finite.
+llvm::Error checkSwitchLatencyOption();
+
+/// Per node: the latency (ps) a path pays for passing it when it counts as a switch
+/// (see ir/Paths.h), from the annotations or the default. An unreadable annotation is
+/// reported (naming the node, against `where`) and gives nullopt.
+std::optional<std::vector<int64_t>> switchLatencies(const FabricGraph &g, DiagEngine &diags,
+                                                    llvm::StringRef where);
+
+/// The nodes through which a device copy reaches the rest of the fabric: those with
+/// an edge to another copy, in node order ("attach points": a host's NICs, or its
+/// NIC ports when NICs are composed devices). Indexed by device copy.
+std::vector<std::vector<NodeId>> attachPoints(const FabricGraph &g);
+
+/// The attach point of its own copy each endpoint's traffic leaves through: the
+/// nearest by hops inside the copy. Endpoints with equally near candidates share them
+/// out in order (the k-th such endpoint takes the k-th candidate, cyclically), so two
+/// GPUs behind one PCIe switch with two NICs get one NIC each. InvalidNode when the
+/// copy has no attach point the endpoint reaches.
+std::vector<NodeId> nicOfEndpoints(const FabricGraph &g, llvm::ArrayRef<NodeId> endpoints,
+                                   const std::vector<std::vector<NodeId>> &attach);
+
+} // namespace infracc
