@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace infracc::htsim {
 namespace {
@@ -171,108 +172,129 @@ void writeMapping(const FatTree &ft, const std::vector<std::vector<uint32_t>> &r
 
 // --- run.sh ---------------------------------------------------------------------------
 
+// The script, with @NAME@ placeholders filled in by writeRunScript.
+constexpr const char *RunScript = R"SH(#!/bin/sh
+# Runs this folder's workload in htsim (written by infracc -emit=htsim).
+#   fabric.topo   @NODES@ hosts, @TIERS@ tiers, from '@FABRIC@'
+#   workload.cm   @FLOWS@ flows, @TRIGGERS@ triggers, from '@WORKLOAD@'
+#   workload.bin  the same workload as binary GOAL, rank n on htsim node n
+#
+# usage: ./run.sh [eqds|ndp|atlahs] [HTSIM_DIR] [more htsim flags...]
+#   eqds    (default) csg-htsim's htsim_eqds on workload.cm: dependencies become
+#           triggers, compute time is left out. HTSIM_DIR: csg-htsim's sim/datacenter.
+#   ndp     csg-htsim's htsim_ndp on workload.cm, likewise.
+#   atlahs  ATLAHS's htsim_uec on workload.bin: GOAL semantics with compute time.
+#           HTSIM_DIR: spcl/atlahs's sim/htsim-backend/sim/datacenter.
+# HTSIM_DIR may also come from the environment. htsim's output goes to <mode>.out next
+# to this script. END_US=<us> sets the simulated time limit of eqds and ndp; without
+# it, a run that ends before every flow finished is repeated with 4 times the limit
+# (at most 3 times).
+set -u
+here=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd)
+mode=eqds
+case "${1:-}" in eqds|ndp|atlahs) mode=$1; shift ;; esac
+dir=${HTSIM_DIR:-}
+case "${1:-}" in ''|-*) ;; *) dir=$1; shift ;; esac
+if [ -z "$dir" ]; then
+  echo "run.sh: error: give the htsim binary directory as an argument or in HTSIM_DIR" >&2
+  exit 2
+fi
+case $mode in eqds) bin=htsim_eqds ;; ndp) bin=htsim_ndp ;; *) bin=htsim_uec ;; esac
+if [ ! -x "$dir/$bin" ]; then
+  echo "run.sh: error: no executable $bin in '$dir' (build csg-htsim with 'make' in sim/, then in sim/datacenter/; ATLAHS: the same in sim/htsim-backend/)" >&2
+  exit 2
+fi
+out=$here/$mode.out
+
+if [ "$mode" = atlahs ]; then
+  # -goal       the workload as binary GOAL: rank n runs on htsim node n
+  # -topo       the fat tree
+  # -nodes      htsim nodes (@NODES@ hosts)
+  # -linkspeed  host link speed in Mb/s (tier 0: @GBPS@ Gb/s)
+  # -strat      ECMP chosen by the host per packet, over -paths entropies
+  # -mtu, -lgs_o  as ATLAHS's own validation runs (scripts/run_validation_exp.py)
+  "$dir/$bin" -goal "$here/workload.bin" -topo "$here/fabric.topo" -nodes @NODES@ -linkspeed @MBPS@ -strat ecmp_host -paths @PATHS@ -mtu 4096 -lgs_o 0 "$@" > "$out"
+  status=$?
+  grep 'Maximum finishing time' "$out"
+  exit $status
+fi
+
+# -topo       the fat tree
+# -tm         flows and triggers (htsim_eqds takes the node count from it)
+# -nodes      htsim_ndp's node count (@NODES@ hosts; htsim_eqds checks it against -tm)
+# -linkspeed  host link speed in Mb/s (tier 0: @GBPS@ Gb/s), which the transports'
+#             pacers and NICs use (the .topo speeds shape only the switches)
+# -end        simulated time limit in us: twice an estimate from the busiest links and
+#             the longest chain of dependent flows, plus 200 us
+# -strat      ECMP chosen by the host per packet, over -paths path entropies
+#             (@UPPATHS@ distinct paths between @BETWEEN@)
+# -o          htsim's binary event log
+end=${END_US:-@END@}
+tries=0
+while :; do
+  "$dir/$bin" -topo "$here/fabric.topo" -tm "$here/workload.cm" -nodes @NODES@ -linkspeed @MBPS@ -end "$end" -strat ecmp_host -paths @PATHS@ -o "$here/$mode.log" "$@" > "$out"
+  status=$?
+  finished=$(grep -c ' finished at ' "$out")
+  if [ $status -ne 0 ] || [ "$finished" -ge @FLOWS@ ] || [ -n "${END_US:-}" ] || [ $tries -ge 3 ]; then
+    break
+  fi
+  echo "run.sh: $finished of @FLOWS@ flows finished by -end $end us; running again with -end $((end * 4))" >&2
+  end=$((end * 4))
+  tries=$((tries + 1))
+done
+# Every flow finished, and every triggered flow after each flow its trigger waits for
+# (htsim prints flows in the order they finish, with the time in us).
+awk -v status=$status -v limit="$end" -v bin=$bin -v out="$mode.out" '
+  FNR == NR {
+    if ($1 == "Connections") flows = $2
+    if ($1 ~ /->/) for (i = 2; i < NF; i += 2) {
+      if ($i == "id") id = $(i + 1)
+      if ($i == "trigger") waits[id] = $(i + 1)
+      if ($i == "send_done_trigger" || $i == "recv_done_trigger") by[$(i + 1)] = by[$(i + 1)] " " id
+    }
+    next
+  }
+  $1 == "Flow" && ($3 == "flowId" || $3 == "flow_id") {
+    for (i = 5; i < NF; i++) if ($i == "finished" && $(i + 1) == "at") { done[$4] = $(i + 2) + 0; n++ }
+  }
+  END {
+    last = 0; late = 0
+    for (f in done) if (done[f] > last) last = done[f]
+    for (f in waits) if (f in done) {
+      k = split(by[waits[f]], pre, " ")
+      for (j = 1; j <= k; j++) if (!(pre[j] in done) || done[pre[j]] >= done[f]) late++
+    }
+    printf "%s: %d of %d flows finished, the last at %s us; %d triggered flows finished before a flow they wait for (output in %s)\n", bin, n, flows, last, late, out
+    if (status != 0) { print "run.sh: error: " bin " failed (exit status " status ")" > "/dev/stderr"; exit 1 }
+    if (n < flows) { print "run.sh: error: not every flow finished by -end " limit " us; run again with a larger END_US" > "/dev/stderr"; exit 1 }
+    if (late) exit 1
+  }' "$here/workload.cm" "$out"
+)SH";
+
 void writeRunScript(const FatTree &ft, const ConnectionMatrix &cm, uint64_t endUs,
                     const std::string &fabric, const std::string &workload,
                     llvm::raw_ostream &os) {
   const TopoParams &p = ft.params;
-  const uint64_t mbps = p.tier[0].speedGbps * 1000;
   const uint64_t paths = std::min<uint64_t>(10000, std::max<uint64_t>(64, 2 * ft.upPaths));
-  os << "#!/bin/sh\n"
-     << "# Runs this folder's workload in htsim (written by infracc -emit=htsim).\n"
-     << fmt::format("#   fabric.topo   {} hosts, {} tiers, from '{}'\n", p.nodes, p.tiers,
-                    fabric)
-     << fmt::format("#   workload.cm   {} flows, {} triggers, from '{}'\n", cm.flows.size(),
-                    cm.triggers.size(), workload)
-     << "#   workload.bin  the same workload as binary GOAL, one rank per htsim node\n"
-     << "#\n"
-     << "# usage: ./run.sh [eqds|atlahs] [HTSIM_DIR] [more htsim flags...]\n"
-     << "#   eqds    (default) csg-htsim's htsim_eqds on workload.cm: dependencies become\n"
-     << "#           triggers, compute time is left out. HTSIM_DIR: csg-htsim's sim/datacenter.\n"
-     << "#   atlahs  ATLAHS's htsim_uec on workload.bin: GOAL semantics with compute time.\n"
-     << "#           HTSIM_DIR: spcl/atlahs's sim/htsim-backend/sim/datacenter.\n"
-     << "# HTSIM_DIR may also come from the environment. The output goes to eqds.out or\n"
-     << "# atlahs.out next to this script; END_US=<us> changes eqds's simulated time limit.\n"
-     << "set -u\n"
-     << "here=$(CDPATH= cd -- \"$(dirname -- \"$0\")\" && pwd)\n"
-     << "mode=eqds\n"
-     << "case \"${1:-}\" in eqds|atlahs) mode=$1; shift ;; esac\n"
-     << "dir=${HTSIM_DIR:-}\n"
-     << "case \"${1:-}\" in ''|-*) ;; *) dir=$1; shift ;; esac\n"
-     << "if [ -z \"$dir\" ]; then\n"
-     << "  echo \"run.sh: error: give the htsim binary directory as an argument or in HTSIM_DIR\" "
-        ">&2\n"
-     << "  exit 2\n"
-     << "fi\n"
-     << "if [ \"$mode\" = eqds ]; then bin=htsim_eqds; else bin=htsim_uec; fi\n"
-     << "if [ ! -x \"$dir/$bin\" ]; then\n"
-     << "  echo \"run.sh: error: no executable $bin in '$dir' (build csg-htsim with 'make' in "
-        "sim/, then in sim/datacenter/; ATLAHS: sim/htsim-backend)\" >&2\n"
-     << "  exit 2\n"
-     << "fi\n"
-     << "\n"
-     << "if [ \"$mode\" = eqds ]; then\n"
-     << "  # -topo       the fat tree\n"
-     << "  # -tm         flows and triggers; htsim_eqds takes the node count from it\n"
-     << fmt::format("  # -linkspeed  host link speed in Mb/s (tier 0: {} Gb/s), which EQDS's pacer "
-                    "and NIC use\n",
-                    p.tier[0].speedGbps)
-     << "  # -end        simulated time limit in us: twice an estimate from the busiest links and\n"
-     << "  #             the longest chain of dependent flows, plus 200 us\n"
-     << fmt::format("  # -paths      path entropies per flow for ECMP spraying ({} paths between "
-                    "{})\n",
-                    ft.upPaths, p.tiers == 3 ? "pods" : "ToRs")
-     << "  # -o          htsim's binary event log\n"
-     << fmt::format("  \"$dir/$bin\" -topo \"$here/fabric.topo\" -tm \"$here/workload.cm\" "
-                    "-linkspeed {} -end \"${{END_US:-{}}}\" -paths {} -o \"$here/eqds.log\" "
-                    "\"$@\" > \"$here/eqds.out\"\n",
-                    mbps, endUs, paths)
-     << "  status=$?\n"
-     << "  # Flows finished, and each triggered flow after every flow its trigger waits for.\n"
-     << "  awk -v status=$status -v limit=\"${END_US:-" << endUs << "}\" '\n"
-     << "    FNR == NR {\n"
-     << "      if ($1 == \"Connections\") flows = $2\n"
-     << "      if ($1 ~ /->/) for (i = 2; i < NF; i += 2) {\n"
-     << "        if ($i == \"id\") id = $(i + 1)\n"
-     << "        if ($i == \"trigger\") waits[id] = $(i + 1)\n"
-     << "        if ($i == \"send_done_trigger\" || $i == \"recv_done_trigger\") "
-        "by[$(i + 1)] = by[$(i + 1)] \" \" id\n"
-     << "      }\n"
-     << "      next\n"
-     << "    }\n"
-     << "    $1 == \"Flow\" && $3 == \"flowId\" && $7 == \"finished\" { done[$4] = $9 + 0; n++ "
-        "}\n"
-     << "    END {\n"
-     << "      last = 0; late = 0\n"
-     << "      for (f in done) if (done[f] > last) last = done[f]\n"
-     << "      for (f in waits) if (f in done) {\n"
-     << "        k = split(by[waits[f]], pre, \" \")\n"
-     << "        for (j = 1; j <= k; j++) if (!(pre[j] in done) || done[pre[j]] >= done[f]) "
-        "late++\n"
-     << "      }\n"
-     << "      printf \"htsim_eqds: %d of %d flows finished, the last at %s us; %d trigger orders "
-        "broken (output in eqds.out)\\n\", n, flows, last, late\n"
-     << "      if (status != 0) { print \"run.sh: error: htsim_eqds failed (exit status \" "
-        "status \")\" > \"/dev/stderr\"; exit 1 }\n"
-     << "      if (n < flows) { print \"run.sh: error: not every flow finished by -end \" limit "
-        "\" us; run again with a larger END_US\" > \"/dev/stderr\"; exit 1 }\n"
-     << "      if (late) exit 1\n"
-     << "    }' \"$here/workload.cm\" \"$here/eqds.out\"\n"
-     << "  exit $?\n"
-     << "fi\n"
-     << "\n"
-     << "# -goal       the workload as binary GOAL: rank n runs on htsim node n\n"
-     << "# -topo       the fat tree\n"
-     << fmt::format("# -nodes      htsim nodes ({} hosts)\n", p.nodes)
-     << "# -linkspeed  host link speed in Mb/s (tier 0)\n"
-     << "# -strat      ECMP chosen by the host per packet, -paths entropies\n"
-     << "# -mtu, -lgs_o  as ATLAHS's own validation runs (scripts/run_validation_exp.py)\n"
-     << fmt::format("\"$dir/$bin\" -goal \"$here/workload.bin\" -topo \"$here/fabric.topo\" "
-                    "-nodes {} -linkspeed {} -strat ecmp_host -paths {} -mtu 4096 -lgs_o 0 "
-                    "\"$@\" > \"$here/atlahs.out\"\n",
-                    p.nodes, mbps, paths)
-     << "status=$?\n"
-     << "grep 'Maximum finishing time' \"$here/atlahs.out\"\n"
-     << "exit $status\n";
+  const std::pair<const char *, std::string> values[] = {
+      {"@NODES@", std::to_string(p.nodes)},
+      {"@TIERS@", std::to_string(p.tiers)},
+      {"@FABRIC@", fabric},
+      {"@WORKLOAD@", workload},
+      {"@FLOWS@", std::to_string(cm.flows.size())},
+      {"@TRIGGERS@", std::to_string(cm.triggers.size())},
+      {"@GBPS@", std::to_string(p.tier[0].speedGbps)},
+      {"@MBPS@", std::to_string(p.tier[0].speedGbps * 1000)},
+      {"@PATHS@", std::to_string(paths)},
+      {"@UPPATHS@", std::to_string(ft.upPaths)},
+      {"@BETWEEN@", p.tiers == 3 ? "pods" : "ToRs"},
+      {"@END@", std::to_string(endUs)},
+  };
+  std::string text = RunScript;
+  for (const auto &[key, value] : values)
+    for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + value.size()))
+      text.replace(at, strlen(key), value);
+  os << text;
 }
 
 // --- The target -----------------------------------------------------------------------
@@ -355,30 +377,37 @@ llvm::Error emitHtsim(TargetContext &ctx) {
     return e;
 
   // Warnings: what the connection matrix leaves out or changes.
+  auto count = [](uint64_t n, const char *one, const char *many) {
+    return fmt::format("{} {}", n, n == 1 ? one : many);
+  };
   if (cm->calcs)
-    ctx.diags.warning(workloadWhere,
-                      fmt::format("a connection matrix cannot express compute time: the {} calcs "
-                                  "of the workload ({} ns in all) are left out of workload.cm "
-                                  "except as start times of {} flows that wait for compute "
-                                  "ahead of their rank's first message (workload.bin keeps them)",
-                                  cm->calcs, cm->computeNs, cm->delayedRoots));
+    ctx.diags.warning(
+        workloadWhere,
+        fmt::format("a connection matrix cannot express compute time: {} ({} ns in all) are "
+                    "left out of workload.cm{} (workload.bin keeps all of it)",
+                    count(cm->calcs, "calc", "calcs"), cm->computeNs,
+                    cm->delayedRoots ? ", except that compute ahead of a rank's first message "
+                                       "delays the start of " +
+                                           count(cm->delayedRoots, "flow", "flows")
+                                     : std::string()));
   if (cm->widenedFlows)
     ctx.diags.warning(workloadWhere,
-                      fmt::format("{} flows wait for more than their sends depend on: each htsim "
-                                  "flow can activate only one trigger, so {} triggers that wait "
-                                  "for the same flow were merged into others",
-                                  cm->widenedFlows, cm->mergedTriggers));
+                      fmt::format("{} wait for more than their sends depend on: an htsim flow "
+                                  "can activate only one trigger, so triggers that wait for the "
+                                  "same flow were merged ({} merged into others)",
+                                  count(cm->widenedFlows, "flow", "flows"),
+                                  count(cm->mergedTriggers, "trigger", "triggers")));
   if (cm->splitMessages)
     ctx.diags.warning(workloadWhere,
-                      fmt::format("{} messages larger than {} bytes are sent as chains of flows "
-                                  "of at most that size (htsim reads flow sizes as 32-bit "
-                                  "integers)",
-                                  cm->splitMessages, MaxFlowBytes));
+                      fmt::format("{} larger than {} bytes {} sent as chains of flows of at most "
+                                  "that size (htsim reads flow sizes as 32-bit integers)",
+                                  count(cm->splitMessages, "message", "messages"), MaxFlowBytes,
+                                  cm->splitMessages == 1 ? "is" : "are"));
   if (cm->zeroByteMessages)
     ctx.diags.warning(workloadWhere,
-                      fmt::format("{} zero-byte messages are sent as 1-byte flows (an htsim flow "
-                                  "needs a size)",
-                                  cm->zeroByteMessages));
+                      fmt::format("{} sent as 1-byte flows (an htsim flow needs a size)",
+                                  count(cm->zeroByteMessages, "zero-byte message is",
+                                        "zero-byte messages are")));
   if (cm->flows.empty())
     ctx.diags.warning(workloadWhere, "no message goes between two hosts: workload.cm has no "
                                      "flows");
@@ -396,9 +425,10 @@ llvm::Error emitHtsim(TargetContext &ctx) {
             "or received (recv_done_trigger)"
           : "a flow starts when the messages its send depends on are acknowledged "
             "(send_done_trigger)",
-      fmt::format("compute time cannot be expressed here: {} calcs ({} ns) are left out, except "
-                  "as start times of {} flows",
-                  cm->calcs, cm->computeNs, cm->delayedRoots)};
+      fmt::format("compute time cannot be expressed here: {} ({} ns) left out, except as start "
+                  "times of {}",
+                  count(cm->calcs, "calc", "calcs"), cm->computeNs,
+                  count(cm->delayedRoots, "flow", "flows"))};
 
   auto topo = ctx.output.file("fabric.topo");
   if (!topo)

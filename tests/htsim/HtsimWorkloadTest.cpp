@@ -1,0 +1,310 @@
+// From a workload to flows and triggers: the expected connection matrices are derived by
+// hand from the rules in backends/htsim/ConnectionMatrix.h (flows in the order of their
+// sends, rank by rank; trigger ids in the order flows first name them).
+#include "tests/htsim/HtsimTestUtil.h"
+
+using namespace infracc::test;
+
+namespace {
+
+// 8 hosts, 2 per ToR (nodes 0-1 on ToR 0, 2-3 on ToR 1, ...), 2 spines.
+const std::string Fabric8 = "-fabric=leaf_spine:leaves=4,spines=2,hosts_per_leaf=2,"
+                            "host=simple_host,bw1=100G,lat0=1us,lat1=1us";
+// The same with 2 xpus per host: ranks 2h and 2h+1 share host h.
+const std::string Fabric8x2 = "-fabric=leaf_spine:leaves=4,spines=2,hosts_per_leaf=2,"
+                              "host=simple_host(xpus=2),bw1=100G,lat0=1us,lat1=1us";
+
+std::string goal(const std::vector<std::string> &ranks) {
+  std::string s = "num_ranks " + std::to_string(ranks.size()) + "\n";
+  for (size_t r = 0; r < ranks.size(); ++r)
+    s += "rank " + std::to_string(r) + " {\n" + ranks[r] + "}\n";
+  return s;
+}
+
+Emitted emitFor(const std::string &fabric, const std::string &workload,
+                std::vector<std::string> extra = {}, bool allowRecvDone = false) {
+  std::vector<std::string> args = {fabric, tempFile("w.goal", workload)};
+  args.insert(args.end(), extra.begin(), extra.end());
+  Emitted e = emitHtsim(args, allowRecvDone);
+  EXPECT_EQ(e.run.status, 0) << e.run.err;
+  return e;
+}
+
+std::string body(const std::string &fabric, const std::string &workload,
+                 std::vector<std::string> extra = {}, bool allowRecvDone = false) {
+  return cmBody(emitFor(fabric, workload, std::move(extra), allowRecvDone).cm);
+}
+
+// stderr without the temporary file names in front of "warning:" / "error:".
+std::string messages(const std::string &err) {
+  std::string out;
+  size_t start = 0;
+  while (start < err.size()) {
+    size_t end = err.find('\n', start);
+    std::string line = err.substr(start, end - start);
+    size_t at = line.find(": warning: ");
+    if (at == std::string::npos)
+      at = line.find(": error: ");
+    if (at != std::string::npos)
+      out += line.substr(at + 2) + "\n";
+    start = end == std::string::npos ? err.size() : end + 1;
+  }
+  return out;
+}
+
+} // namespace
+
+TEST(HtsimWorkload, FanInIsABarrier) {
+  EXPECT_EQ(body(Fabric8, goal({"l1: send 1000b to 2 tag 0\n", "l1: send 2000b to 2 tag 0\n",
+                                "l1: recv 1000b from 0 tag 0\nl2: recv 2000b from 1 tag 0\n"
+                                "l3: send 3000b to 3 tag 0\nl3 requires l1\nl3 requires l2\n",
+                                "l1: recv 3000b from 2 tag 0\n"})),
+            "Nodes 8\nConnections 3\nTriggers 1\n"
+            "0->2 id 1 start 0 size 1000 send_done_trigger 1\n"
+            "1->2 id 2 start 0 size 2000 send_done_trigger 1\n"
+            "2->3 id 3 trigger 1 size 3000\n"
+            "trigger id 1 barrier count 2\n");
+}
+
+TEST(HtsimWorkload, FanOutSharesAOneshot) {
+  EXPECT_EQ(body(Fabric8, goal({"l1: send 1000b to 1 tag 0\n",
+                                "l1: recv 1000b from 0 tag 0\nl2: send 500b to 2 tag 0\n"
+                                "l3: send 600b to 3 tag 0\nl2 requires l1\nl3 requires l1\n",
+                                "l1: recv 500b from 1 tag 0\n", "l1: recv 600b from 1 tag 0\n"})),
+            "Nodes 8\nConnections 3\nTriggers 1\n"
+            "0->1 id 1 start 0 size 1000 send_done_trigger 1\n"
+            "1->2 id 2 trigger 1 size 500\n"
+            "1->3 id 3 trigger 1 size 600\n"
+            "trigger id 1 oneshot\n");
+}
+
+// l3 requires l1 and l2, but l2's flow only starts after l1's is done: one oneshot each.
+TEST(HtsimWorkload, ImpliedDependenciesAreDropped) {
+  EXPECT_EQ(body(Fabric8, goal({"l1: send 100b to 1 tag 0\nl2: send 200b to 2 tag 0\n"
+                                "l2 requires l1\nl3: send 300b to 3 tag 0\nl3 requires l1\n"
+                                "l3 requires l2\n",
+                                "l1: recv 100b from 0 tag 0\n", "l1: recv 200b from 0 tag 0\n",
+                                "l1: recv 300b from 0 tag 0\n"})),
+            "Nodes 8\nConnections 3\nTriggers 2\n"
+            "0->1 id 1 start 0 size 100 send_done_trigger 1\n"
+            "0->2 id 2 trigger 1 size 200 send_done_trigger 2\n"
+            "0->3 id 3 trigger 2 size 300\n"
+            "trigger id 1 oneshot\n"
+            "trigger id 2 oneshot\n");
+}
+
+// Rank 2's l3 needs message 0, its l4 messages 0 and 1: message 0's flow can activate
+// one trigger only, so both wait for the barrier over 0 and 1.
+TEST(HtsimWorkload, SharedCompletionMergesTriggers) {
+  Emitted e = emitFor(Fabric8, goal({"l1: send 100b to 2 tag 0\n", "l1: send 100b to 2 tag 0\n",
+                                     "l1: recv 100b from 0 tag 0\nl2: recv 100b from 1 tag 0\n"
+                                     "l3: send 100b to 3 tag 0\nl3 requires l1\n"
+                                     "l4: send 100b to 4 tag 0\nl4 requires l1\nl4 requires l2\n",
+                                     "l1: recv 100b from 2 tag 0\n",
+                                     "l1: recv 100b from 2 tag 0\n"}));
+  EXPECT_EQ(cmBody(e.cm), "Nodes 8\nConnections 4\nTriggers 1\n"
+                          "0->2 id 1 start 0 size 100 send_done_trigger 1\n"
+                          "1->2 id 2 start 0 size 100 send_done_trigger 1\n"
+                          "2->3 id 3 trigger 1 size 100\n"
+                          "2->4 id 4 trigger 1 size 100\n"
+                          "trigger id 1 barrier count 2\n");
+  EXPECT_EQ(messages(e.run.err),
+            "warning: 2 flows wait for more than their sends depend on: an htsim flow can "
+            "activate only one trigger, so triggers that wait for the same flow were merged (1 "
+            "trigger merged into others)\n");
+}
+
+// Merging {0,1}, {0,2} and {2, rank 3's first send}: the merged trigger would wait for a
+// flow it starts.
+TEST(HtsimWorkload, MergeThatWouldDeadlockIsAnError) {
+  std::string dir = makeTempDir("dead") + "/out";
+  RunResult r = runInfracc(
+      {Fabric8,
+       tempFile("w.goal", goal({"l1: send 100b to 3 tag 0\n", "l1: send 100b to 3 tag 0\n",
+                                "l1: send 100b to 3 tag 0\n",
+                                "l1: recv 100b from 0 tag 0\nl2: recv 100b from 1 tag 0\n"
+                                "l3: recv 100b from 2 tag 0\n"
+                                "l4: send 100b to 4 tag 0\nl4 requires l1\nl4 requires l2\n"
+                                "l5: send 100b to 5 tag 0\nl5 requires l1\nl5 requires l3\n"
+                                "l6: send 100b to 6 tag 0\nl6 requires l4\nl6 requires l3\n",
+                                "l1: recv 100b from 3 tag 0\n", "l1: recv 100b from 3 tag 0\n",
+                                "l1: recv 100b from 3 tag 0\n"})),
+       "-emit=htsim", "-o", dir});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(messages(r.err),
+            "error: htsim cannot express these dependencies: a flow can activate only one "
+            "trigger, so triggers that wait for the same message had to be merged, and 3 flows "
+            "would then wait for flows that wait for them, e.g. the flow of rank 3: send 'l4' "
+            "(100 bytes to rank 4)\n");
+}
+
+// Compute ahead of the first message becomes a start time (1500 ns = 1500000 ps); an
+// irequires waits for the calc's start only; compute after a message is dropped.
+TEST(HtsimWorkload, ComputeBeforeTheFirstMessageIsAStartTime) {
+  Emitted e = emitFor(Fabric8, goal({"l1: calc 1500\nl2: send 100b to 1 tag 0\nl2 requires l1\n"
+                                     "l3: send 100b to 2 tag 0\nl3 irequires l1\n"
+                                     "l4: recv 100b from 1 tag 0\nl5: calc 700\nl5 requires l4\n",
+                                     "l1: recv 100b from 0 tag 0\nl2: calc 250\nl2 requires l1\n"
+                                     "l3: send 100b to 0 tag 0\nl3 requires l2\n",
+                                     "l1: recv 100b from 0 tag 0\n"}));
+  EXPECT_EQ(cmBody(e.cm), "Nodes 8\nConnections 3\nTriggers 1\n"
+                          "0->1 id 1 start 1500000 size 100 send_done_trigger 1\n"
+                          "0->2 id 2 start 0 size 100\n"
+                          "1->0 id 3 trigger 1 size 100\n"
+                          "trigger id 1 oneshot\n");
+  EXPECT_EQ(messages(e.run.err),
+            "warning: a connection matrix cannot express compute time: 3 calcs (2450 ns in all) "
+            "are left out of workload.cm, except that compute ahead of a rank's first message "
+            "delays the start of 1 flow (workload.bin keeps all of it)\n");
+  EXPECT_NE(e.cm.find("# compute time cannot be expressed here: 3 calcs (2450 ns) left out, "
+                      "except as start times of 1 flow\n"),
+            std::string::npos);
+}
+
+// Ranks 0 and 1 share host 0: their message needs no flow, and rank 1's send waits for
+// what rank 0's send waited for (rank 2's message).
+TEST(HtsimWorkload, MessagesInsideAHostPassDependenciesOn) {
+  Emitted e = emitFor(Fabric8x2, goal({"l1: recv 100b from 2 tag 0\nl2: send 50b to 1 tag 0\n"
+                                       "l2 requires l1\n",
+                                       "l1: recv 50b from 0 tag 0\nl2: send 70b to 3 tag 0\n"
+                                       "l2 requires l1\n",
+                                       "l1: send 100b to 0 tag 0\n", "l1: recv 70b from 1 tag 0\n"}));
+  EXPECT_EQ(cmBody(e.cm), "Nodes 8\nConnections 2\nTriggers 1\n"
+                          "0->1 id 1 trigger 1 size 70\n"
+                          "1->0 id 2 start 0 size 100 send_done_trigger 1\n"
+                          "trigger id 1 oneshot\n");
+  EXPECT_NE(e.cm.find("# 2 flows for 2 messages between hosts (1 messages between ranks of one "
+                      "host need none), 1 triggers\n"),
+            std::string::npos);
+  EXPECT_NE(e.mapping.find("0 simple_host.0 leaf.0 0-1\n1 simple_host.1 leaf.0 2-3\n"),
+            std::string::npos)
+      << e.mapping;
+  EXPECT_NE(e.mapping.find("#   node 0 (simple_host.0): ranks 0-1\n"), std::string::npos);
+}
+
+// 3 * 2^30 + 5 bytes: four flows, each started by the previous one's completion; the
+// next message waits for the last.
+TEST(HtsimWorkload, LargeMessagesBecomeChainsOfFlows) {
+  Emitted e = emitFor(Fabric8, goal({"l1: send 3221225477b to 1 tag 0\n",
+                                     "l1: recv 3221225477b from 0 tag 0\n"
+                                     "l2: send 10b to 2 tag 0\nl2 requires l1\n",
+                                     "l1: recv 10b from 1 tag 0\n"}));
+  EXPECT_EQ(cmBody(e.cm), "Nodes 8\nConnections 5\nTriggers 4\n"
+                          "0->1 id 1 start 0 size 1073741824 send_done_trigger 1\n"
+                          "0->1 id 2 trigger 1 size 1073741824 send_done_trigger 2\n"
+                          "0->1 id 3 trigger 2 size 1073741824 send_done_trigger 3\n"
+                          "0->1 id 4 trigger 3 size 5 send_done_trigger 4\n"
+                          "1->2 id 5 trigger 4 size 10\n"
+                          "trigger id 1 oneshot\ntrigger id 2 oneshot\ntrigger id 3 oneshot\n"
+                          "trigger id 4 oneshot\n");
+  EXPECT_EQ(messages(e.run.err),
+            "warning: 1 message larger than 1073741824 bytes is sent as chains of flows of at "
+            "most that size (htsim reads flow sizes as 32-bit integers)\n");
+}
+
+TEST(HtsimWorkload, ZeroByteMessagesAreOneByteFlows) {
+  Emitted e = emitFor(Fabric8, goal({"l1: send 0b to 1 tag 0\n", "l1: recv 0b from 0 tag 0\n"}));
+  EXPECT_EQ(cmBody(e.cm), "Nodes 8\nConnections 1\nTriggers 0\n0->1 id 1 start 0 size 1\n");
+  EXPECT_NE(messages(e.run.err).find("warning: 1 zero-byte message is sent as 1-byte flows (an "
+                                     "htsim flow needs a size)\n"),
+            std::string::npos)
+      << e.run.err;
+}
+
+TEST(HtsimWorkload, RecvDoneTriggersOnRequest) {
+  std::string w = goal({"l1: send 1000b to 1 tag 0\nl2: send 10b to 2 tag 0\nl2 requires l1\n",
+                        "l1: recv 1000b from 0 tag 0\nl2: send 500b to 3 tag 0\nl2 requires l1\n",
+                        "l1: recv 10b from 0 tag 0\n", "l1: recv 500b from 1 tag 0\n"});
+  EXPECT_EQ(body(Fabric8, w, {"-htsim-recv-trigger=recv-done"}, true),
+            "Nodes 8\nConnections 3\nTriggers 2\n"
+            "0->1 id 1 start 0 size 1000 send_done_trigger 1 recv_done_trigger 2\n"
+            "0->2 id 2 trigger 1 size 10\n"
+            "1->3 id 3 trigger 2 size 500\n"
+            "trigger id 1 oneshot\ntrigger id 2 oneshot\n");
+  // By default both wait for the sender's completion: one trigger.
+  EXPECT_EQ(body(Fabric8, w),
+            "Nodes 8\nConnections 3\nTriggers 1\n"
+            "0->1 id 1 start 0 size 1000 send_done_trigger 1\n"
+            "0->2 id 2 trigger 1 size 10\n"
+            "1->3 id 3 trigger 1 size 500\n"
+            "trigger id 1 oneshot\n");
+}
+
+TEST(HtsimWorkload, UnmatchedAndWildcardMessagesAreErrors) {
+  std::string dir = makeTempDir("unmatched") + "/out";
+  RunResult r = runInfracc({Fabric8,
+                            tempFile("w.goal", goal({"l1: send 100b to 1 tag 0\n"
+                                                     "l2: send 100b to 1 tag 7\n",
+                                                     "l1: recv 100b from -1 tag 0\n"})),
+                            "-allow-unmatched", "-emit=htsim", "-o", dir});
+  EXPECT_EQ(r.status, 1);
+  std::string m = messages(r.err);
+  EXPECT_NE(m.find("error: rank 0: send 'l1' (100 bytes to rank 1, tag 0) has no matching recv; "
+                   "only matched messages become htsim flows\n"
+                   "error: rank 0: send 'l2' (100 bytes to rank 1, tag 7) has no matching recv; "
+                   "only matched messages become htsim flows\n"
+                   "error: rank 1: recv 'l1' has any source (-1); htsim flows need every "
+                   "message's source, destination and tag, matched before the run\n"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST(HtsimWorkload, MessagesWaitingForEachOtherAreAnError) {
+  std::string dir = makeTempDir("cycle") + "/out";
+  RunResult r = runInfracc({Fabric8,
+                            tempFile("w.goal", goal({"l1: recv 100b from 1 tag 0\n"
+                                                     "l2: send 100b to 1 tag 0\nl2 requires l1\n",
+                                                     "l1: recv 100b from 0 tag 0\n"
+                                                     "l2: send 100b to 0 tag 0\nl2 requires l1\n"})),
+                            "-emit=htsim", "-o", dir});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(messages(r.err), "error: 2 messages wait for each other and could never be sent "
+                             "(their sends depend on receiving one another), e.g. rank 0: send "
+                             "'l2' (100 bytes to rank 1)\n");
+}
+
+TEST(HtsimWorkload, MoreRanksThanEndpoints) {
+  std::vector<std::string> ranks(9, "l1: calc 1\n");
+  std::string dir = makeTempDir("many") + "/out";
+  RunResult r = runInfracc({Fabric8, tempFile("w.goal", goal(ranks)), "-passes=verify",
+                            "-emit=htsim", "-o", dir});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(messages(r.err),
+            "error: the workload has 9 ranks but '-fabric=leaf_spine:leaves=4,spines=2,"
+            "hosts_per_leaf=2,host=simple_host,bw1=100G,lat0=1us,lat1=1us' has 8 endpoints; "
+            "place several ranks per endpoint with -passes=place -oversubscribe\n");
+}
+
+// workload.bin is the workload as binary GOAL with rank n on htsim node n: with one rank
+// per host in host order, exactly what -emit=goal-bin writes for the workload padded
+// with empty ranks up to the number of hosts.
+TEST(HtsimWorkload, BinaryGoalIsOneRankPerNode) {
+  std::string w = goal({"l1: send 100b to 1 tag 3\nl2: calc 40\nl2 requires l1\n",
+                        "l1: recv 100b from 0 tag 3\n"});
+  Emitted e = emitFor(Fabric8, w);
+  std::vector<std::string> padded = {"l1: send 100b to 1 tag 3\nl2: calc 40\nl2 requires l1\n",
+                                     "l1: recv 100b from 0 tag 3\n"};
+  padded.resize(8, "");
+  RunResult bin = runInfracc({tempFile("p.goal", goal(padded)), "-emit=goal-bin"});
+  ASSERT_EQ(bin.status, 0) << bin.err;
+  EXPECT_EQ(e.bin, bin.out);
+}
+
+// Several ranks per host: the GOAL ranks of a host are grouped as remap-gpus groups
+// GPUs into nodes (cpu streams per member, tags kept apart), with one NIC.
+TEST(HtsimWorkload, BinaryGoalGroupsRanksOfAHost) {
+  std::string w = goal({"l1: send 100b to 2 tag 0\nl2: send 10b to 1 tag 0\n",
+                        "l1: recv 10b from 0 tag 0\nl2: calc 5 cpu 1\n",
+                        "l1: recv 100b from 0 tag 0\n", "l1: calc 9\n"});
+  Emitted e = emitFor(Fabric8x2, w);
+  RunResult ref = runInfracc({Fabric8x2, tempFile("w.goal", w), "-passes=place,remap-gpus",
+                              "-emit=goal"});
+  ASSERT_EQ(ref.status, 0) << ref.err;
+  // remap-gpus makes 2 nodes; workload.bin has one rank per htsim node (8).
+  std::string padded = ref.out.substr(ref.out.find('\n') + 1);
+  for (int r = 2; r < 8; ++r)
+    padded += "rank " + std::to_string(r) + " {\n}\n";
+  RunResult bin = runInfracc({tempFile("p.goal", "num_ranks 8\n" + padded), "-emit=goal-bin"});
+  ASSERT_EQ(bin.status, 0) << bin.err;
+  EXPECT_EQ(e.bin, bin.out);
+}
