@@ -110,8 +110,6 @@ std::vector<std::string> checkConnectionMatrix(const std::string &text, const Cm
   std::set<int64_t> ids;
   for (size_t i = 0; i < l.text.size(); ++i) {
     std::vector<std::string> t = tokens(l.text[i]);
-    if (i + 1 == l.text.size() && l.text[i].empty())
-      break;   // after the final newline
     bool isBody = !t.empty() && (t[0].find("->") != std::string::npos || t[0] == "trigger" ||
                                  t[0] == "failure");
     if (!body && !isBody) {
