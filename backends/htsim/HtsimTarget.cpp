@@ -417,18 +417,21 @@ llvm::Error emitHtsim(TargetContext &ctx) {
   std::vector<std::string> cmComments = {
       fmt::format("htsim connection matrix of '{}' on '{}', written by infracc -emit=htsim",
                   workload, fabric),
-      fmt::format("{} flows for {} messages between hosts ({} messages between ranks of one "
-                  "host need none), {} triggers",
-                  cm->flows.size(), cm->messages.size(), cm->localMessages, cm->triggers.size()),
+      fmt::format("{} for {} between hosts ({} between ranks of one host need none), {}",
+                  count(cm->flows.size(), "flow", "flows"),
+                  count(cm->messages.size(), "message", "messages"),
+                  count(cm->localMessages, "message", "messages"),
+                  count(cm->triggers.size(), "trigger", "triggers")),
       cm->recvDoneTriggers
           ? "a flow starts when the messages its send depends on are sent (send_done_trigger) "
             "or received (recv_done_trigger)"
           : "a flow starts when the messages its send depends on are acknowledged "
             "(send_done_trigger)",
-      fmt::format("compute time cannot be expressed here: {} ({} ns) left out, except as start "
-                  "times of {}",
+      fmt::format("compute time cannot be expressed here: {} ({} ns) left out{}",
                   count(cm->calcs, "calc", "calcs"), cm->computeNs,
-                  count(cm->delayedRoots, "flow", "flows"))};
+                  cm->delayedRoots
+                      ? ", except as start times of " + count(cm->delayedRoots, "flow", "flows")
+                      : std::string())};
 
   auto topo = ctx.output.file("fabric.topo");
   if (!topo)

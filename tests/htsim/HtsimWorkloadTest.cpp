@@ -173,8 +173,8 @@ TEST(HtsimWorkload, MessagesInsideAHostPassDependenciesOn) {
                           "0->1 id 1 trigger 1 size 70\n"
                           "1->0 id 2 start 0 size 100 send_done_trigger 1\n"
                           "trigger id 1 oneshot\n");
-  EXPECT_NE(e.cm.find("# 2 flows for 2 messages between hosts (1 messages between ranks of one "
-                      "host need none), 1 triggers\n"),
+  EXPECT_NE(e.cm.find("# 2 flows for 2 messages between hosts (1 message between ranks of one "
+                      "host need none), 1 trigger\n"),
             std::string::npos);
   EXPECT_NE(e.mapping.find("0 simple_host.0 leaf.0 0-1\n1 simple_host.1 leaf.0 2-3\n"),
             std::string::npos)
