@@ -44,10 +44,20 @@ cl::opt<RecvTrigger> RecvTriggerKind(
                           "fires it)")),
     cl::cat(opts::backendCategory()));
 
+// The input's name for comments in the outputs: the file name (or the -fabric= text),
+// with control characters and runs of spaces made harmless (run.sh is a shell script).
 std::string baseName(llvm::StringRef source) {
-  if (source.starts_with("-fabric="))
-    return source.str();
-  return llvm::sys::path::filename(source).str();
+  std::string name = source.starts_with("-fabric=") ? source.str()
+                                                    : llvm::sys::path::filename(source).str();
+  std::string out;
+  for (char c : name) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == '\'')
+      c = '?';
+    if (c == ' ' && !out.empty() && out.back() == ' ')
+      continue;
+    out += c;
+  }
+  return out;
 }
 
 std::string copyName(const FatTree &ft, uint32_t copy) { return ft.copyNames[copy]; }
@@ -370,11 +380,29 @@ llvm::Error emitHtsim(TargetContext &ctx) {
       plan.members.push_back({0, r});
     plan.begin.push_back(uint32_t(plan.members.size()));
   }
-  auto perNode = regroup(plan, ctx.diags);
-  if (!perNode)
-    return reportedError();
-  if (llvm::Error e = goal::checkBinary(*perNode, ctx.diags, workloadWhere))
-    return e;
+  // A problem with workload.bin alone (tags or cpu streams beyond what grouping ranks
+  // or binary GOAL allow) skips that file, with a warning, rather than the whole run.
+  std::string groupLog;
+  std::optional<Schedule> perNode;
+  {
+    llvm::raw_string_ostream os(groupLog);
+    DiagEngine local(os);
+    local.setErrorLimit(1);
+    perNode = regroup(plan, local);
+  }
+  std::string skipBin;
+  if (!perNode) {
+    size_t at = groupLog.find("error: ");
+    skipBin = at == std::string::npos ? groupLog : groupLog.substr(at + 7);
+    if (size_t nl = skipBin.find('\n'); nl != std::string::npos)
+      skipBin.resize(nl);
+  } else if (perNode->maxCpu() > 255 || perNode->maxNic() > 255) {
+    skipBin = fmt::format("grouping the ranks of a host uses cpu streams up to {}; binary GOAL "
+                          "holds 0-255",
+                          perNode->maxCpu());
+  }
+  if (!skipBin.empty())
+    ctx.diags.warning(workloadWhere, "workload.bin is not written: " + skipBin);
 
   // Warnings: what the connection matrix leaves out or changes.
   auto count = [](uint64_t n, const char *one, const char *many) {
@@ -383,13 +411,15 @@ llvm::Error emitHtsim(TargetContext &ctx) {
   if (cm->calcs)
     ctx.diags.warning(
         workloadWhere,
-        fmt::format("a connection matrix cannot express compute time: {} ({} ns in all) are "
-                    "left out of workload.cm{} (workload.bin keeps all of it)",
+        fmt::format("a connection matrix cannot express compute time: {} ({} ns in all) {} "
+                    "left out of workload.cm{}{}",
                     count(cm->calcs, "calc", "calcs"), cm->computeNs,
+                    cm->calcs == 1 ? "is" : "are",
                     cm->delayedRoots ? ", except that compute ahead of a rank's first message "
                                        "delays the start of " +
                                            count(cm->delayedRoots, "flow", "flows")
-                                     : std::string()));
+                                     : std::string(),
+                    skipBin.empty() ? " (workload.bin keeps all of it)" : ""));
   if (cm->widenedFlows)
     ctx.diags.warning(workloadWhere,
                       fmt::format("{} wait for more than their sends depend on: an htsim flow "
@@ -441,10 +471,12 @@ llvm::Error emitHtsim(TargetContext &ctx) {
   if (!cmOut)
     return cmOut.takeError();
   writeConnectionMatrix(*cm, cmComments, *cmOut);
-  auto bin = ctx.output.file("workload.bin");
-  if (!bin)
-    return bin.takeError();
-  goal::writeBinary(*perNode, *bin);
+  if (skipBin.empty()) {
+    auto bin = ctx.output.file("workload.bin");
+    if (!bin)
+      return bin.takeError();
+    goal::writeBinary(*perNode, *bin);
+  }
   auto map = ctx.output.file("mapping.txt");
   if (!map)
     return map.takeError();

@@ -3,6 +3,8 @@
 // sends, rank by rank; trigger ids in the order flows first name them).
 #include "tests/htsim/HtsimTestUtil.h"
 
+#include <filesystem>
+
 using namespace infracc::test;
 
 namespace {
@@ -307,4 +309,23 @@ TEST(HtsimWorkload, BinaryGoalGroupsRanksOfAHost) {
   RunResult bin = runInfracc({tempFile("p.goal", "num_ranks 8\n" + padded), "-emit=goal-bin"});
   ASSERT_EQ(bin.status, 0) << bin.err;
   EXPECT_EQ(e.bin, bin.out);
+}
+
+// Grouping two ranks whose ops use cpu stream 200 needs streams up to 401, beyond binary
+// GOAL's 8 bits: everything but workload.bin is written.
+TEST(HtsimWorkload, BinaryGoalBeyondItsLimitsIsSkipped) {
+  std::string dir = makeTempDir("skip") + "/out";
+  RunResult r = runInfracc({Fabric8x2,
+                            tempFile("w.goal", goal({"l1: send 100b to 2 tag 0 cpu 200\n",
+                                                     "l1: calc 5 cpu 200\n",
+                                                     "l1: recv 100b from 0 tag 0\n"})),
+                            "-emit=htsim", "-o", dir});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(messages(r.err),
+            "warning: workload.bin is not written: grouping the ranks of a host uses cpu streams "
+            "up to 401; binary GOAL holds 0-255\n"
+            "warning: a connection matrix cannot express compute time: 1 calc (5 ns in all) is "
+            "left out of workload.cm\n");
+  EXPECT_TRUE(std::filesystem::exists(dir + "/workload.cm"));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/workload.bin"));
 }
