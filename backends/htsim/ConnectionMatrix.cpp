@@ -268,8 +268,8 @@ bool Builder::orderMessages() {
   uint32_t stuck = 0;
   while (!indeg[stuck])
     ++stuck;
-  diags_.error(where_, fmt::format("{} messages wait for each other and could never be sent "
-                                   "(their sends depend on receiving one another), e.g. {}",
+  diags_.error(where_, fmt::format("{} messages could never be sent: their sends wait, directly "
+                                   "or not, for messages that wait for them, e.g. {}",
                                    M - queue.size(), messageText(stuck)));
   return false;
 }

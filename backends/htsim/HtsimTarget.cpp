@@ -396,10 +396,12 @@ llvm::Error emitHtsim(TargetContext &ctx) {
     skipBin = at == std::string::npos ? groupLog : groupLog.substr(at + 7);
     if (size_t nl = skipBin.find('\n'); nl != std::string::npos)
       skipBin.resize(nl);
-  } else if (perNode->maxCpu() > 255 || perNode->maxNic() > 255) {
+  } else if (perNode->maxCpu() > 255) {
     skipBin = fmt::format("grouping the ranks of a host uses cpu streams up to {}; binary GOAL "
                           "holds 0-255",
                           perNode->maxCpu());
+  } else if (perNode->maxNic() > 255) {
+    skipBin = fmt::format("a calc uses nic {}; binary GOAL holds 0-255", perNode->maxNic());
   }
   if (!skipBin.empty())
     ctx.diags.warning(workloadWhere, "workload.bin is not written: " + skipBin);

@@ -257,3 +257,20 @@ TEST(HtsimRefusal, BadLinkLatencyOption) {
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err, "infracc: error: -htsim-link-latency=0: must be a positive number of ns\n");
 }
+
+// 65 pods of one ToR, one tier-1 switch and one host, and one core switch: the core
+// switch gets a port per pod.
+TEST(HtsimRefusal, MoreThan64CorePorts) {
+  YamlFabric f;
+  f.hosts = 65;
+  f.links = {{"h"}, {"a"}, {"c"}};
+  f.switches = {{"tor", 65}, {"agg", 65}, {"core", 1}};
+  for (int p = 0; p < 65; ++p) {
+    f.link("host", p, "tor", p, "h");
+    f.link("tor", p, "agg", p, "a");
+    f.link("agg", p, "core", 0, "c");
+  }
+  EXPECT_EQ(refused(f.yaml()),
+            Prefix + "htsim would not build it from a .topo file: a core switch gets 65 ports (65 "
+                     "pods x Bundle 1); htsim allows at most 64\n");
+}

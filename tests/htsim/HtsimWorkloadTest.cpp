@@ -260,9 +260,9 @@ TEST(HtsimWorkload, MessagesWaitingForEachOtherAreAnError) {
                                                      "l2: send 100b to 0 tag 0\nl2 requires l1\n"})),
                             "-emit=htsim", "-o", dir});
   EXPECT_EQ(r.status, 1);
-  EXPECT_EQ(messages(r.err), "error: 2 messages wait for each other and could never be sent "
-                             "(their sends depend on receiving one another), e.g. rank 0: send "
-                             "'l2' (100 bytes to rank 1)\n");
+  EXPECT_EQ(messages(r.err), "error: 2 messages could never be sent: their sends wait, directly "
+                             "or not, for messages that wait for them, e.g. rank 0: send 'l2' "
+                             "(100 bytes to rank 1)\n");
 }
 
 TEST(HtsimWorkload, MoreRanksThanEndpoints) {
