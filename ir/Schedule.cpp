@@ -240,6 +240,7 @@ uint32_t ScheduleBuilder::addCollective(const CollectiveInfo &info) {
 }
 
 uint32_t ScheduleBuilder::addCommunicator(Communicator c) {
+  commIndex_.try_emplace(c.id, static_cast<uint32_t>(sched_.communicators_.size()));
   sched_.communicators_.push_back(std::move(c));
   return static_cast<uint32_t>(sched_.communicators_.size() - 1);
 }

@@ -15,7 +15,9 @@
 #pragma once
 
 #include <llvm/ADT/ArrayRef.h>
+#include <llvm/ADT/DenseMap.h>
 #include <llvm/ADT/StringRef.h>
+#include <llvm/Support/SMLoc.h>
 
 #include <cstdint>
 #include <string>
@@ -60,9 +62,10 @@ struct CollectiveInfo {
   CollectiveKind kind = CollectiveKind::Allreduce;
   uint32_t communicator = 0;      // index into Schedule::communicators()
   uint32_t root = 0;              // rank within the communicator
-  uint32_t algorithm = 0;         // 0: let the selection policy choose; else a registry id
+  uint32_t algorithm = 0;         // 0: let the selection policy choose; else a CollAlgorithm
   uint64_t bytes = 0;
   uint32_t vsizesBegin = 0, vsizesCount = 0;   // alltoallv per-peer sizes in vsizes()
+  llvm::SMLoc loc;                // where the statement was read, for messages (may be unset)
 };
 
 struct Communicator {
@@ -228,6 +231,14 @@ public:
   // Side tables.
   uint32_t addCollective(const CollectiveInfo &info);
   uint32_t addCommunicator(Communicator c);
+  /// Index of the communicator with workload id `id`, or ~0u.
+  uint32_t findCommunicator(uint32_t id) const {
+    auto it = commIndex_.find(id);
+    return it == commIndex_.end() ? ~0u : it->second;
+  }
+  const Communicator &communicator(uint32_t index) const {
+    return sched_.communicators_[index];
+  }
   uint32_t addVSizes(llvm::ArrayRef<uint64_t> sizes);
   uint32_t addGpuOp(const GpuOpInfo &info);
 
@@ -246,6 +257,7 @@ private:
   };
   std::vector<PendingDep> pending_;
   std::vector<uint32_t> fill_;   // endRank scratch: next free successor slot per op
+  llvm::DenseMap<uint32_t, uint32_t> commIndex_;   // communicator id -> index
 };
 
 } // namespace infracc

@@ -2,6 +2,7 @@
 
 #include "compiler/Diagnostics.h"
 #include "compiler/Options.h"
+#include "ir/Collectives.h"
 #include "ir/Module.h"
 #include "passes/Pass.h"
 
@@ -99,6 +100,9 @@ public:
 
 private:
   bool checkOperands();
+  void checkCollectives();
+  std::string describeCollective(uint32_t g) const;
+  void reportAt(uint32_t g, Severity sev, const llvm::Twine &msg);
   void checkCycles(uint32_t r);
   void reportCycle(uint32_t r, llvm::ArrayRef<std::pair<uint32_t, uint32_t>> stack, size_t from);
   void matchMessages();
@@ -165,6 +169,9 @@ bool Verifier::checkOperands() {
         if (peer >= s_.collectives().size())
           bad("refers to collective " + llvm::Twine(peer) + " of " +
               llvm::Twine(s_.collectives().size()));
+        else if (s_.collectives()[peer].communicator >= s_.communicators().size())
+          bad("uses communicator #" + llvm::Twine(s_.collectives()[peer].communicator) +
+              ", but the schedule has " + llvm::Twine(s_.communicators().size()));
         break;
       default:
         if (peer >= s_.gpuOps().size())
@@ -255,6 +262,117 @@ void Verifier::reportCycle(uint32_t r, llvm::ArrayRef<std::pair<uint32_t, uint32
   if (len > maxEdges)
     text += ", ... (" + std::to_string(len - maxEdges) + " more)";
   diags_.error(where_, "rank " + llvm::Twine(r) + ": dependency cycle: " + text);
+}
+
+std::string ordinal(uint64_t n) {
+  const char *suffix = "th";
+  if (n % 100 < 11 || n % 100 > 13) {
+    if (n % 10 == 1)
+      suffix = "st";
+    else if (n % 10 == 2)
+      suffix = "nd";
+    else if (n % 10 == 3)
+      suffix = "rd";
+  }
+  return std::to_string(n) + suffix;
+}
+
+std::string Verifier::describeCollective(uint32_t g) const {
+  const CollectiveInfo &c = s_.collectives()[s_.peer(g)];
+  std::string d = collectiveKindName(c.kind).str();
+  if (c.kind == CollectiveKind::Alltoallv)
+    d += " (" + bytesText(c.bytes) + " in all)";
+  else if (c.kind != CollectiveKind::Barrier)
+    d += " " + std::to_string(c.bytes) + "b";
+  if (collectiveHasRoot(c.kind))
+    d += " root " + std::to_string(c.root);
+  d += " algo " + collAlgorithmName(static_cast<CollAlgorithm>(c.algorithm)).str();
+  return d;
+}
+
+void Verifier::reportAt(uint32_t g, Severity sev, const llvm::Twine &msg) {
+  const CollectiveInfo &c = s_.collectives()[s_.peer(g)];
+  if (c.loc.isValid())
+    diags_.report(c.loc, sev, msg);
+  else
+    diags_.report(where_, sev, "rank " + llvm::Twine(s_.rankOf(g)) + " " + op(g) + ": " + msg);
+}
+
+// Every member of a communicator issues the same collectives in the same order (op
+// order within its rank), with the same kind, size, root and algorithm.
+void Verifier::checkCollectives() {
+  if (s_.collectives().empty())
+    return;
+  llvm::ArrayRef<Communicator> comms = s_.communicators();
+  std::vector<llvm::DenseMap<uint32_t, uint32_t>> position(comms.size());
+  std::vector<std::vector<std::vector<uint32_t>>> issued(comms.size());
+  for (size_t c = 0; c < comms.size(); ++c) {
+    issued[c].resize(comms[c].ranks.size());
+    for (uint32_t i = 0; i < comms[c].ranks.size(); ++i)
+      position[c].try_emplace(comms[c].ranks[i], i);
+  }
+  auto commName = [&](uint32_t c) { return "communicator " + std::to_string(comms[c].id); };
+  for (uint32_t r = 0; r < s_.numRanks() && !diags_.shouldStop(); ++r)
+    for (uint32_t g = s_.rankBegin(r), e = g + s_.numOps(r); g < e; ++g) {
+      if (s_.kind(g) != OpKind::Collective)
+        continue;
+      uint32_t c = s_.collectives()[s_.peer(g)].communicator;
+      auto it = position[c].find(r);
+      if (it == position[c].end()) {
+        reportAt(g, Severity::Error,
+                 "rank " + llvm::Twine(r) + " issues " + describeCollective(g) + " on " +
+                     commName(c) + ", but it is not one of that communicator's " +
+                     llvm::Twine(comms[c].ranks.size()) + " ranks");
+        continue;
+      }
+      issued[c][it->second].push_back(g);
+    }
+  for (size_t c = 0; c < comms.size() && !diags_.shouldStop(); ++c) {
+    const auto &ref = issued[c][0];
+    uint32_t refRank = comms[c].ranks.empty() ? 0 : comms[c].ranks[0];
+    for (uint32_t i = 1; i < issued[c].size(); ++i) {
+      const auto &mine = issued[c][i];
+      uint32_t rank = comms[c].ranks[i];
+      std::string who = "rank " + std::to_string(rank) + " (" + commName(uint32_t(c)) +
+                        " rank " + std::to_string(i) + ")";
+      std::string refWho = "rank " + std::to_string(refRank) + " (its rank 0)";
+      size_t n = std::min(ref.size(), mine.size()), k = 0;
+      while (k < n) {
+        const CollectiveInfo &a = s_.collectives()[s_.peer(ref[k])];
+        const CollectiveInfo &b = s_.collectives()[s_.peer(mine[k])];
+        bool same = a.kind == b.kind && a.root == b.root && a.algorithm == b.algorithm &&
+                    (a.kind == CollectiveKind::Alltoallv || a.bytes == b.bytes);
+        if (!same)
+          break;
+        ++k;
+      }
+      if (k == n && ref.size() == mine.size())
+        continue;
+      if (k < n) {
+        reportAt(mine[k], Severity::Error,
+                 "collective mismatch on " + commName(uint32_t(c)) + ": " + who + " issues '" +
+                     describeCollective(mine[k]) + "' as its " + ordinal(k + 1) +
+                     " collective there, but " + refWho + " issues '" +
+                     describeCollective(ref[k]) + "'");
+        reportAt(ref[k], Severity::Note,
+                 "the " + ordinal(k + 1) + " collective of rank " + llvm::Twine(refRank) +
+                     " on " + commName(uint32_t(c)));
+      } else if (mine.size() > ref.size()) {
+        reportAt(mine[k], Severity::Error,
+                 "collective mismatch on " + commName(uint32_t(c)) + ": " + who + " issues '" +
+                     describeCollective(mine[k]) + "' as its " + ordinal(k + 1) +
+                     " collective there, but " + refWho + " issues only " +
+                     llvm::Twine(ref.size()));
+      } else {
+        reportAt(ref[k], Severity::Error,
+                 "collective mismatch on " + commName(uint32_t(c)) + ": " + refWho + " issues '" +
+                     describeCollective(ref[k]) + "' as its " + ordinal(k + 1) +
+                     " collective there, but " + who + " issues only " +
+                     llvm::Twine(mine.size()));
+      }
+      break;   // the first mismatch per communicator; later ones usually follow from it
+    }
+  }
 }
 
 // The fast path: per (source, tag), as many sends as recvs and no wildcards.
@@ -418,6 +536,7 @@ bool Verifier::run(Statistics *stats) {
   unsigned errorsBefore = diags_.errorCount();
   if (!checkOperands())
     return false;
+  checkCollectives();
   for (uint32_t r = 0; r < s_.numRanks() && !diags_.shouldStop(); ++r)
     checkCycles(r);
   if (ranksWithCycles_ > ranksListed_)

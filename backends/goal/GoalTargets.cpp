@@ -19,6 +19,15 @@ llvm::Error emitText(TargetContext &ctx) {
   return llvm::Error::success();
 }
 
+llvm::Error emitExtended(TargetContext &ctx) {
+  const Schedule &s = *ctx.module.schedule;
+  auto os = ctx.output.stream();
+  if (!os)
+    return os.takeError();
+  printText(s, *os, /*extended=*/true);
+  return llvm::Error::success();
+}
+
 llvm::Error emitBinary(TargetContext &ctx) {
   const Schedule &s = *ctx.module.schedule;
   if (llvm::Error e = checkBinary(s, ctx.diags, ctx.module.workloadSource))
@@ -35,6 +44,13 @@ RegisterTarget textTarget({.name = "goal",
                            .needs = TargetNeeds::Workload,
                            .defaultPipeline = {},
                            .run = emitText});
+
+RegisterTarget extendedTarget({.name = "goal-extended",
+                               .description = "GOAL text in infracc's extended dialect "
+                                              "(communicators and collectives kept)",
+                               .needs = TargetNeeds::Workload,
+                               .defaultPipeline = {},
+                               .run = emitExtended});
 
 RegisterTarget binaryTarget({.name = "goal-bin",
                              .description = "binary GOAL, byte for byte as txt2bin writes it",

@@ -1,6 +1,7 @@
 #include "backends/goal/GoalWriter.h"
 
 #include "compiler/Diagnostics.h"
+#include "ir/Collectives.h"
 
 #include <charconv>
 #include <cstring>
@@ -59,30 +60,66 @@ void printOrWildcard(LineBuffer &b, uint32_t v) {
     b.num(v);
 }
 
+// `0..7`, `0..14:2`, `3` pieces joined by commas: runs of three or more ranks with a
+// constant step are written as ranges.
+void printRankList(LineBuffer &b, llvm::ArrayRef<uint32_t> ranks) {
+  std::string text;
+  for (size_t i = 0; i < ranks.size();) {
+    if (i)
+      text += ',';
+    size_t j = i + 1;
+    int64_t step = j < ranks.size() ? int64_t(ranks[j]) - int64_t(ranks[i]) : 0;
+    if (step > 0)
+      while (j + 1 < ranks.size() && int64_t(ranks[j + 1]) - int64_t(ranks[j]) == step)
+        ++j;
+    text += std::to_string(ranks[i]);
+    if (step > 0 && j - i >= 2) {
+      text += ".." + std::to_string(ranks[j]);
+      if (step != 1)
+        text += ":" + std::to_string(step);
+      i = j + 1;
+    } else {
+      ++i;
+    }
+  }
+  b.put(text);
+}
+
+bool isWorld(const Communicator &c, uint32_t numRanks) {
+  if (c.id != 0 || c.ranks.size() != numRanks)
+    return false;
+  for (uint32_t r = 0; r < numRanks; ++r)
+    if (c.ranks[r] != r)
+      return false;
+  return true;
+}
+
 void printCollective(LineBuffer &b, const Schedule &s, uint32_t g) {
   const CollectiveInfo &c = s.collectives()[s.peer(g)];
   b.put(collectiveKindName(c.kind));
-  b.put(' ');
-  b.num(c.bytes);
-  b.put("b comm ");
-  if (c.communicator < s.communicators().size())
-    b.num(s.communicators()[c.communicator].id);
-  else
-    b.num(c.communicator);
-  switch (c.kind) {
-  case CollectiveKind::Bcast:
-  case CollectiveKind::Reduce:
-  case CollectiveKind::Gather:
-  case CollectiveKind::Scatter:
+  if (c.kind == CollectiveKind::Alltoallv) {
+    for (uint32_t i = 0; i < c.vsizesCount; ++i) {
+      b.put(i ? "," : " ");
+      b.put(std::to_string(s.vsizes()[c.vsizesBegin + i]) + "b");
+    }
+  } else if (c.kind != CollectiveKind::Barrier) {
+    b.put(' ');
+    b.num(c.bytes);
+    b.put('b');
+  }
+  uint32_t id = c.communicator < s.communicators().size() ? s.communicators()[c.communicator].id
+                                                          : c.communicator;
+  if (id != 0) {
+    b.put(" comm ");
+    b.num(id);
+  }
+  if (collectiveHasRoot(c.kind) && c.root != 0) {
     b.put(" root ");
     b.num(c.root);
-    break;
-  default:
-    break;
   }
   if (c.algorithm) {
     b.put(" algo ");
-    b.num(c.algorithm);
+    b.put(collAlgorithmName(static_cast<CollAlgorithm>(c.algorithm)));
   }
 }
 
@@ -90,22 +127,38 @@ void printCollective(LineBuffer &b, const Schedule &s, uint32_t g) {
 
 llvm::Error checkPlainText(const Schedule &s, DiagEngine &diags, llvm::StringRef where) {
   unsigned before = diags.errorCount();
+  uint64_t collectives = 0;
   for (uint32_t r = 0; r < s.numRanks() && !diags.shouldStop(); ++r) {
     uint32_t end = s.rankBegin(r) + s.numOps(r);
     for (uint32_t g = s.rankBegin(r); g < end && !diags.shouldStop(); ++g) {
-      std::string op = "rank " + std::to_string(r) + " operation " + s.opName(g);
       OpKind k = s.kind(g);
-      if (!isGoalCoreKind(k))
+      if (isGoalCoreKind(k) && k != OpKind::Send && k != OpKind::Calc)
+        continue;
+      std::string op = "rank " + std::to_string(r) + " operation " + s.opName(g);
+      if (k == OpKind::Collective) {
+        if (collectives++)
+          continue;
+        std::string what = "collective";
+        if (s.peer(g) < s.collectives().size())
+          what += " (" + collectiveKindName(s.collectives()[s.peer(g)].kind).str() + ")";
+        diags.error(where, op + " is a " + what +
+                               ", which plain GOAL cannot express; lower it to sends, recvs "
+                               "and calcs with -passes=lower-collectives (or write the "
+                               "extended dialect with -emit=goal-extended)");
+      } else if (!isGoalCoreKind(k)) {
         diags.error(where, op + " is a " + opKindName(k) +
                                ", which plain GOAL cannot express; lower it first (plain GOAL "
                                "has send, recv and calc)");
-      else if (k == OpKind::Send && s.peer(g) == AnySource)
+      } else if (k == OpKind::Send && s.peer(g) == AnySource) {
         diags.error(where, op + " is a send to any rank (-1), which GOAL cannot express");
-      else if (k == OpKind::Calc && s.nic(g) != 0)
+      } else if (k == OpKind::Calc && s.nic(g) != 0) {
         diags.error(where, op + " is a calc on nic " + std::to_string(s.nic(g)) +
                                "; GOAL text has no nic clause for calc (binary GOAL does)");
+      }
     }
   }
+  if (collectives > 1)
+    diags.note(where, llvm::Twine(collectives - 1) + " more collective operations are not lowered");
   return diags.errorCount() != before ? reportedError() : llvm::Error::success();
 }
 
@@ -114,6 +167,17 @@ void printText(const Schedule &s, llvm::raw_ostream &os, bool extended) {
   b.put("num_ranks ");
   b.num(s.numRanks());
   b.put('\n');
+  if (extended)
+    for (const Communicator &c : s.communicators()) {
+      if (isWorld(c, s.numRanks()))
+        continue;
+      b.reserveLine();
+      b.put("comm ");
+      b.num(c.id);
+      b.put(" ranks ");
+      printRankList(b, c.ranks);
+      b.put('\n');
+    }
   for (uint32_t r = 0; r < s.numRanks(); ++r) {
     b.reserveLine();
     b.put("\nrank ");

@@ -155,12 +155,14 @@ TEST(GoalWriter, RefusesWhatPlainGoalCannotExpress) {
                  "clause for calc (binary GOAL does)\n"
                  "w.bin: error: rank 0 operation #1 is a send to any rank (-1), which GOAL "
                  "cannot express\n"
-                 "w.bin: error: rank 0 operation #2 is a collective, which plain GOAL cannot "
-                 "express; lower it first (plain GOAL has send, recv and calc)\n");
+                 "w.bin: error: rank 0 operation #2 is a collective (allreduce), which plain "
+                 "GOAL cannot express; lower it to sends, recvs and calcs with "
+                 "-passes=lower-collectives (or write the extended dialect with "
+                 "-emit=goal-extended)\n");
   // The -print-after printer shows them in the extended dialect instead.
   EXPECT_EQ(print(s, /*extended=*/true), "num_ranks 2\n\nrank 0 {\nl1: calc 5 nic 2\n"
                                          "l2: send 8b to -1 tag 0\n"
-                                         "l3: allreduce 1024b comm 0\n}\n\nrank 1 {\n}\n");
+                                         "l3: allreduce 1024b\n}\n\nrank 1 {\n}\n");
 }
 
 TEST(GoalWriter, PrintAfterUsesTheSameWriter) {

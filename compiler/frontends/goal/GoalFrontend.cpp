@@ -31,7 +31,7 @@ llvm::Error loadText(InputContext &ctx) {
   Progress progress("reading " + ctx.path, size);
   TextParser::Options opts;
   opts.progress = &progress;
-  std::optional<Schedule> s = TextParser(ctx.diags, id, Dialect::plain(), opts).parse();
+  std::optional<Schedule> s = TextParser(ctx.diags, id, Dialect::extended(), opts).parse();
   progress.finish();
   if (!s)
     return reportedError();
@@ -77,7 +77,7 @@ int sniffBinary(llvm::StringRef head) {
 }
 
 RegisterInputFormat textFormat({.name = "goal",
-                                .description = "GOAL schedule, text (LogGOPSim / txt2bin syntax)",
+                                .description = "GOAL schedule, text (txt2bin syntax; collectives allowed)",
                                 .extensions = {".goal"},
                                 .role = InputRole::Workload,
                                 .sniff = sniffText,

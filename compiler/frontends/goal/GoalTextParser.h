@@ -66,6 +66,9 @@ struct Dialect {
 
   /// LogGOPSim's GOAL: send, recv, calc; no declarations.
   static const Dialect &plain();
+  /// plain() plus communicator declarations and collective statements
+  /// (GoalCollectives.cpp, docs/collectives.md).
+  static const Dialect &extended();
 };
 
 /// An optional clause of an op statement (`tag 5`, `cpu 2`). Clauses are accepted

@@ -1,0 +1,48 @@
+// Vocabulary shared by everything that names collective algorithms: the extended
+// GOAL dialect (`algo ring`), the selection table file, and lower-collectives.
+// CollectiveInfo::algorithm holds one of these (0 = let the selection policy choose).
+#pragma once
+
+#include "ir/Schedule.h"
+
+#include <llvm/ADT/ArrayRef.h>
+#include <llvm/ADT/StringRef.h>
+
+#include <optional>
+#include <string>
+
+namespace infracc {
+
+enum class CollAlgorithm : uint32_t {
+  Auto = 0,
+  Ring,           // ring (pipelined chain for rooted collectives)
+  RecDoub,        // recursive doubling, MPICH-style pre/post steps for non-powers of two
+  Rabenseifner,   // recursive halving + doubling
+  Binomial,       // binomial tree
+  Binary,         // binary tree (breadth-first numbering)
+  DBTree,         // NCCL's double binary tree
+  Dissemination,
+  Linear,
+  Pairwise,
+  Bruck,
+  Direct,         // all pairs at once
+  Hierarchical,   // intra-host, across hosts, intra-host again
+};
+inline constexpr uint32_t NumCollAlgorithms = 13;
+
+llvm::StringRef collAlgorithmName(CollAlgorithm a);
+std::optional<CollAlgorithm> parseCollAlgorithm(llvm::StringRef name);
+/// "ring, recdoub, ..." (every algorithm but auto), for messages.
+std::string collAlgorithmList();
+
+std::optional<CollectiveKind> parseCollectiveKind(llvm::StringRef name);
+/// Rooted collectives take a `root`.
+bool collectiveHasRoot(CollectiveKind k);
+/// Barrier moves no user data; alltoallv takes per-peer sizes instead of one size.
+inline bool collectiveHasSize(CollectiveKind k) {
+  return k != CollectiveKind::Barrier && k != CollectiveKind::Alltoallv;
+}
+/// Every collective kind, in enum order.
+llvm::ArrayRef<CollectiveKind> allCollectiveKinds();
+
+} // namespace infracc
