@@ -1,0 +1,111 @@
+// lower-collectives: replaces every collective by the sends, recvs and calcs of its
+// algorithm (passes/collectives/), optionally proving the result with the semantic
+// checker (-verify-collectives).
+#include "compiler/Diagnostics.h"
+#include "compiler/Options.h"
+#include "ir/Module.h"
+#include "passes/Pass.h"
+#include "passes/collectives/Lowering.h"
+#include "passes/collectives/SemanticChecker.h"
+
+namespace infracc {
+
+namespace {
+
+namespace cl = llvm::cl;
+
+cl::opt<unsigned> Channels("coll-channels", cl::init(1), cl::value_desc("n"),
+                           cl::desc("lower-collectives: split each collective into n channels, "
+                                    "each on its own cpu (the statement's cpu + channel); "
+                                    "default 1"),
+                           cl::cat(opts::passCategory()));
+cl::opt<uint64_t> ChunkSize("coll-chunk-size", cl::init(0), cl::value_desc("bytes"),
+                            cl::desc("lower-collectives: pipelining unit in bytes for ring and "
+                                     "dbtree (0, the default: no pipelining)"),
+                            cl::cat(opts::passCategory()));
+cl::opt<std::string> ProtocolName("coll-protocol", cl::init("simple"), cl::value_desc("name"),
+                                  cl::desc("lower-collectives: NCCL protocol for wire sizes: "
+                                           "simple (payload), ll (16 bytes per 8), ll128 (128 "
+                                           "per 120); default simple"),
+                                  cl::cat(opts::passCategory()));
+cl::opt<double> ReduceNsPerByte("reduce-ns-per-byte", cl::init(0), cl::value_desc("ns"),
+                                cl::desc("lower-collectives: cost of reducing one received byte, "
+                                         "as a calc after the recv (default 0: no calc)"),
+                                cl::cat(opts::passCategory()));
+cl::opt<std::string> SelectionFile("coll-selection", cl::value_desc("file"),
+                                   cl::desc("lower-collectives: algorithm selection rules tried "
+                                            "before the default table (docs/collectives.md)"),
+                                   cl::cat(opts::passCategory()));
+cl::opt<bool> SchedgenDeps("coll-schedgen-deps",
+                           cl::desc("lower-collectives: keep only the dependencies Schedgen's "
+                                    "patterns have (drops the transitive data dependencies of "
+                                    "dissemination and rabenseifner; default off)"),
+                           cl::cat(opts::passCategory()));
+cl::opt<bool> VerifyCollectives("verify-collectives",
+                                cl::desc("lower-collectives: prove with the semantic checker "
+                                         "that every lowered collective delivers its result"),
+                                cl::cat(opts::passCategory()));
+
+class LowerCollectivesPass : public Pass {
+public:
+  llvm::StringRef name() const override { return "lower-collectives"; }
+  llvm::Error run(Module &m, PassContext &ctx) override {
+    if (!m.schedule)
+      return llvm::Error::success();
+    const Schedule &s = *m.schedule;
+    if (s.collectives().empty())
+      return llvm::Error::success();
+    coll::LoweringOptions o;
+    if (Channels == 0 || Channels > 4096)
+      return usageError("-coll-channels must be between 1 and 4096 (got " +
+                        llvm::Twine(unsigned(Channels)) + ")");
+    o.channels = Channels;
+    o.chunkBytes = ChunkSize;
+    if (ProtocolName == "simple")
+      o.protocol = coll::Protocol::Simple;
+    else if (ProtocolName == "ll")
+      o.protocol = coll::Protocol::LL;
+    else if (ProtocolName == "ll128")
+      o.protocol = coll::Protocol::LL128;
+    else
+      return usageError("-coll-protocol must be simple, ll or ll128 (got '" + ProtocolName + "')");
+    if (!(ReduceNsPerByte >= 0))
+      return usageError("-reduce-ns-per-byte must be 0 or more");
+    o.reduceNsPerByte = ReduceNsPerByte;
+    o.schedgenDeps = SchedgenDeps;
+    std::optional<coll::SelectionPolicy> policy;
+    if (!SelectionFile.empty()) {
+      policy = coll::SelectionPolicy::load(ctx.diags, SelectionFile);
+      if (!policy)
+        return reportedError();
+      o.policy = &*policy;
+    }
+    std::vector<uint32_t> hosts;
+    if (m.fabric && !m.placement.empty() && m.placement.numRanks() == s.numRanks())
+      for (NodeId n : m.placement.endpointOfRank)
+        hosts.push_back(m.fabric->deviceCopyOf(n));
+    coll::Recording rec;
+    std::optional<Schedule> out = coll::lowerCollectives(
+        s, o, hosts, ctx.diags, m.workloadSource, VerifyCollectives ? &rec : nullptr, &ctx.stats);
+    if (!out)
+      return reportedError();
+    if (VerifyCollectives) {
+      coll::CheckResult r = coll::checkCollectives(*out, rec, s.communicators());
+      ctx.stats.add("lower-collectives", "verified", "Collectives proven by the semantic checker",
+                    r.instancesChecked);
+      if (!r.ok()) {
+        for (const std::string &msg : r.errors)
+          ctx.diags.error(m.workloadSource, msg);
+        return reportedError();
+      }
+    }
+    m.schedule = std::move(*out);
+    return llvm::Error::success();
+  }
+};
+
+RegisterPass<LowerCollectivesPass> X("lower-collectives",
+                                     "replace collectives by sends, recvs and calcs");
+
+} // namespace
+} // namespace infracc

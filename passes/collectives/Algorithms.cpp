@@ -1,0 +1,984 @@
+#include "passes/collectives/Algorithms.h"
+
+#include <llvm/ADT/SmallVector.h>
+
+#include <algorithm>
+
+namespace infracc::coll {
+
+uint64_t Layout::extent() const {
+  switch (kind) {
+  case CollectiveKind::Allreduce:
+  case CollectiveKind::Bcast:
+  case CollectiveKind::Reduce:
+    return bytes;
+  case CollectiveKind::Alltoall:
+    return uint64_t(members) * members * bytes;
+  case CollectiveKind::Alltoallv:
+    return pairOffset.empty() ? 0 : pairOffset.back();
+  case CollectiveKind::Barrier:
+    return members;
+  default:
+    return uint64_t(members) * bytes;
+  }
+}
+
+namespace {
+
+using K = CollectiveKind;
+using A = CollAlgorithm;
+constexpr uint32_t None = Emitter::None;
+
+uint64_t len(Interval i) { return i.hi - i.lo; }
+uint32_t mod(int64_t a, uint32_t p) { return uint32_t(((a % int64_t(p)) + p) % p); }
+bool isPow2(uint32_t x) { return x && !(x & (x - 1)); }
+uint32_t floorPow2(uint32_t x) {
+  uint32_t p = 1;
+  while (p * 2 <= x && p * 2 != 0)
+    p *= 2;
+  return p;
+}
+uint64_t ceilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+// Schedgen's virtual ranks for rooted trees: root and 0 swap places.
+uint32_t swapRoot(uint32_t r, uint32_t root) { return r == 0 ? root : (r == root ? 0 : r); }
+
+// A sub-interval of `w`: piece i of n.
+Interval piece(Interval w, uint64_t n, uint64_t i) {
+  uint64_t off = pieceOffset(len(w), n, i);
+  return {w.lo + off, w.lo + off + pieceSize(len(w), n, i)};
+}
+
+using Intervals = llvm::SmallVector<Interval, 4>;
+uint64_t total(const Intervals &v) {
+  uint64_t t = 0;
+  for (Interval i : v)
+    t += len(i);
+  return t;
+}
+
+// Ops that move a list of intervals.
+struct Ops {
+  Emitter &e;
+  const Group &g;
+  uint32_t send(uint32_t member, Interval iv) {
+    return e.send(g.ranks[member], len(iv), [&](DataOut &d) { d.add(iv); });
+  }
+  uint32_t send(uint32_t member, const Intervals &v) {
+    return e.send(g.ranks[member], total(v), [&](DataOut &d) {
+      for (Interval i : v)
+        d.add(i);
+    });
+  }
+  uint32_t recv(uint32_t member, Interval iv, bool reduce) {
+    return e.recv(g.ranks[member], len(iv), reduce, [&](DataOut &d) { d.add(iv); });
+  }
+  uint32_t recv(uint32_t member, const Intervals &v, bool reduce) {
+    return e.recv(g.ranks[member], total(v), reduce, [&](DataOut &d) {
+      for (Interval i : v)
+        d.add(i);
+    });
+  }
+};
+
+// --- Ring -------------------------------------------------------------------------------
+
+// Schedgen's allreduce_ring per pipeline loop: 2(P-1) steps of send to the next rank
+// and recv from the previous one, each send after the previous recv.
+void ringAllreduce(Emitter &e, const Group &g, const Layout &L, const AlgoParams &p) {
+  uint32_t P = g.size(), me = g.me;
+  if (P == 1)
+    return;
+  Ops o{e, g};
+  Interval w = L.whole();
+  uint64_t loops = p.chunkBytes ? std::max<uint64_t>(1, ceilDiv(len(w), p.chunkBytes * P)) : 1;
+  uint32_t next = (me + 1) % P, prev = (me + P - 1) % P;
+  for (uint64_t l = 0; l < loops; ++l) {
+    Interval lw = piece(w, loops, l);
+    uint32_t last = None;
+    for (int phase = 0; phase < 2; ++phase)
+      for (uint32_t s = 0; s + 1 < P; ++s) {
+        uint32_t sb = phase == 0 ? mod(int64_t(me) - s, P) : mod(int64_t(me) + 1 - s, P);
+        uint32_t rb = phase == 0 ? mod(int64_t(me) - s - 1, P) : mod(int64_t(me) - s, P);
+        uint32_t snd = o.send(next, piece(lw, P, sb));
+        e.req(snd, last);
+        last = o.recv(prev, piece(lw, P, rb), phase == 0);
+      }
+  }
+}
+
+// Allgather (reduce = false) and reduce-scatter (true) on a ring: P-1 steps.
+void ringBlocks(Emitter &e, const Group &g, const Layout &L, const AlgoParams &p, bool reduce) {
+  uint32_t P = g.size(), me = g.me;
+  if (P == 1)
+    return;
+  Ops o{e, g};
+  uint64_t blockLen = len(L.block(0));
+  uint64_t loops = p.chunkBytes ? std::max<uint64_t>(1, ceilDiv(blockLen, p.chunkBytes)) : 1;
+  uint32_t next = (me + 1) % P, prev = (me + P - 1) % P;
+  int64_t shift = reduce ? -1 : 0;
+  for (uint64_t l = 0; l < loops; ++l) {
+    uint32_t last = None;
+    for (uint32_t s = 0; s + 1 < P; ++s) {
+      uint32_t sb = mod(int64_t(me) - s + shift, P), rb = mod(int64_t(me) - s - 1 + shift, P);
+      uint32_t snd = o.send(next, piece(L.block(sb), loops, l));
+      e.req(snd, last);
+      last = o.recv(prev, piece(L.block(rb), loops, l), reduce);
+    }
+  }
+}
+
+// Bcast and reduce along a chain (the ring without its closing edge), pipelined in
+// chunks: bcast runs root, root+1, ...; reduce runs root+1, ..., root.
+void ringChain(Emitter &e, const Group &g, const Layout &L, const AlgoParams &p, bool reduce) {
+  uint32_t P = g.size();
+  if (P == 1)
+    return;
+  Ops o{e, g};
+  Interval w = L.whole();
+  uint64_t chunks = p.chunkBytes ? std::max<uint64_t>(1, ceilDiv(len(w), p.chunkBytes)) : 1;
+  uint32_t first = reduce ? (p.root + 1) % P : p.root;
+  uint32_t pos = mod(int64_t(g.me) - first, P);
+  uint32_t next = (g.me + 1) % P, prev = (g.me + P - 1) % P;
+  for (uint64_t c = 0; c < chunks; ++c) {
+    Interval iv = piece(w, chunks, c);
+    uint32_t r = pos > 0 ? o.recv(prev, iv, reduce) : None;
+    if (pos + 1 < P)
+      e.req(o.send(next, iv), r);
+  }
+}
+
+// --- Recursive doubling and halving ----------------------------------------------------
+
+// MPICH's fold for non-powers of two: of the first 2*rem ranks, the even ones hand
+// their data to the odd ones and sit out; `newrank` is the position among the pof2
+// ranks that take part (-1 for those sitting out).
+struct Fold {
+  uint32_t pof2, rem;
+  int64_t newrank;
+  uint32_t real(uint32_t nr) const { return nr < rem ? nr * 2 + 1 : nr + rem; }
+  // The first block (in group order) that newrank nr is responsible for.
+  uint32_t firstBlock(uint32_t nr) const { return nr < rem ? nr * 2 : nr + rem; }
+};
+Fold fold(uint32_t P, uint32_t me) {
+  Fold f;
+  f.pof2 = floorPow2(P);
+  f.rem = P - f.pof2;
+  if (me < 2 * f.rem)
+    f.newrank = (me % 2 == 0) ? int64_t(-1) : int64_t(me / 2);
+  else
+    f.newrank = int64_t(me) - int64_t(f.rem);
+  return f;
+}
+
+void recDoubAllreduce(Emitter &e, const Group &g, const Layout &L, const AlgoParams &) {
+  uint32_t P = g.size(), me = g.me;
+  if (P == 1)
+    return;
+  Ops o{e, g};
+  Interval w = L.whole();
+  Fold f = fold(P, me);
+  uint32_t last = None;
+  if (me < 2 * f.rem) {
+    if (me % 2 == 0)
+      last = o.send(me + 1, w);
+    else
+      last = o.recv(me - 1, w, true);
+  }
+  if (f.newrank >= 0) {
+    for (uint32_t mask = 1; mask < f.pof2; mask <<= 1) {
+      uint32_t dst = f.real(uint32_t(f.newrank) ^ mask);
+      uint32_t snd = o.send(dst, w);
+      e.req(snd, last);
+      last = o.recv(dst, w, true);
+      // The recv combines into the buffer the send reads: it must not land first.
+      e.ireq(e.lastRecvOp(), snd);
+    }
+  }
+  if (me < 2 * f.rem) {
+    if (me % 2 == 1)
+      e.req(o.send(me - 1, w), last);
+    else
+      o.recv(me + 1, w, false);
+  }
+}
+
+// Rabenseifner: recursive-halving reduce-scatter, then recursive-doubling allgather
+// (Schedgen's allreduce_recdoub for powers of two), with the fold for the others.
+void rabenseifnerAllreduce(Emitter &e, const Group &g, const Layout &L, const AlgoParams &p) {
+  uint32_t P = g.size(), me = g.me;
+  if (P == 1)
+    return;
+  Ops o{e, g};
+  Interval w = L.whole();
+  Fold f = fold(P, me);
+  auto range = [&](uint32_t lo, uint32_t hi) {
+    return Interval{w.lo + pieceOffset(len(w), f.pof2, lo), w.lo + pieceOffset(len(w), f.pof2, hi)};
+  };
+  uint32_t last = None;
+  std::vector<uint32_t> recvs;   // every recv so far: later sends forward their data
+  auto dataDeps = [&](uint32_t snd) {
+    e.req(snd, last);
+    if (!p.schedgenDeps)
+      for (uint32_t r : recvs)
+        if (r != last)
+          e.req(snd, r);
+  };
+  if (me < 2 * f.rem) {
+    if (me % 2 == 0)
+      o.send(me + 1, w);
+    else
+      recvs.push_back(last = o.recv(me - 1, w, true));
+  }
+  if (f.newrank >= 0) {
+    uint32_t nr = uint32_t(f.newrank);
+    uint32_t lo = 0, hi = f.pof2;
+    std::vector<std::pair<uint32_t, uint32_t>> stack;
+    for (uint32_t mask = 1; mask < f.pof2; mask <<= 1) {
+      uint32_t dst = f.real(nr ^ mask), half = (hi - lo) / 2;
+      bool keepLow = !(nr & mask);
+      Interval keep = keepLow ? range(lo, lo + half) : range(lo + half, hi);
+      Interval give = keepLow ? range(lo + half, hi) : range(lo, lo + half);
+      uint32_t snd = o.send(dst, give);
+      dataDeps(snd);
+      recvs.push_back(last = o.recv(dst, keep, true));
+      stack.push_back({lo, hi});
+      if (keepLow)
+        hi = lo + half;
+      else
+        lo = lo + half;
+    }
+    for (uint32_t mask = f.pof2 >> 1; mask >= 1; mask >>= 1) {
+      uint32_t dst = f.real(nr ^ mask);
+      auto [plo, phi] = stack.back();
+      stack.pop_back();
+      uint32_t olo = lo == plo ? hi : plo, ohi = lo == plo ? phi : lo;
+      uint32_t snd = o.send(dst, range(lo, hi));
+      dataDeps(snd);
+      recvs.push_back(last = o.recv(dst, range(olo, ohi), false));
+      lo = plo;
+      hi = phi;
+    }
+  }
+  if (me < 2 * f.rem) {
+    if (me % 2 == 1)
+      dataDeps(o.send(me - 1, w));
+    else
+      o.recv(me + 1, w, false);
+  }
+}
+
+// Reduce-scatter by recursive halving (block i ends on member i), with the fold.
+void halvingReduceScatter(Emitter &e, const Group &g, const Layout &L, const AlgoParams &) {
+  uint32_t P = g.size(), me = g.me;
+  if (P == 1)
+    return;
+  Ops o{e, g};
+  Fold f = fold(P, me);
+  auto blocks = [&](uint32_t firstBlock, uint32_t endBlock) {
+    Intervals v;
+    for (uint32_t b = firstBlock; b < endBlock; ++b)
+      v.push_back(L.block(b));
+    return v;
+  };
+  auto newBlocks = [&](uint32_t lo, uint32_t hi) {
+    return blocks(f.firstBlock(lo), hi == f.pof2 ? P : f.firstBlock(hi));
+  };
+  std::vector<uint32_t> recvs;
+  auto after = [&](uint32_t snd) {
+    for (uint32_t r : recvs)
+      e.req(snd, r);
+  };
+  if (me < 2 * f.rem) {
+    if (me % 2 == 0)
+      o.send(me + 1, blocks(0, P));
+    else
+      recvs.push_back(o.recv(me - 1, blocks(0, P), true));
+  }
+  if (f.newrank >= 0) {
+    uint32_t nr = uint32_t(f.newrank), lo = 0, hi = f.pof2;
+    for (uint32_t mask = f.pof2 >> 1; mask >= 1; mask >>= 1) {
+      uint32_t dst = f.real(nr ^ mask), half = (hi - lo) / 2;
+      bool keepLow = !(nr & mask);
+      Intervals keep = keepLow ? newBlocks(lo, lo + half) : newBlocks(lo + half, hi);
+      Intervals give = keepLow ? newBlocks(lo + half, hi) : newBlocks(lo, lo + half);
+      after(o.send(dst, give));
+      recvs.push_back(o.recv(dst, keep, true));
+      if (keepLow)
+        hi = lo + half;
+      else
+        lo += half;
+    }
+  }
+  if (me < 2 * f.rem) {
+    if (me % 2 == 1)
+      after(o.send(me - 1, L.block(me - 1)));
+    else
+      o.recv(me + 1, L.block(me), false);
+  }
+}
+
+// Allgather by recursive doubling, with the fold.
+void recDoubAllgather(Emitter &e, const Group &g, const Layout &L, const AlgoParams &) {
+  uint32_t P = g.size(), me = g.me;
+  if (P == 1)
+    return;
+  Ops o{e, g};
+  Fold f = fold(P, me);
+  auto newBlocks = [&](uint32_t lo, uint32_t hi) {
+    Intervals v;
+    uint32_t end = hi >= f.pof2 ? P : f.firstBlock(hi);
+    for (uint32_t b = f.firstBlock(lo); b < end; ++b)
+      v.push_back(L.block(b));
+    return v;
+  };
+  std::vector<uint32_t> recvs;
+  auto after = [&](uint32_t snd) {
+    for (uint32_t r : recvs)
+      e.req(snd, r);
+  };
+  if (me < 2 * f.rem) {
+    if (me % 2 == 0)
+      o.send(me + 1, L.block(me));
+    else
+      recvs.push_back(o.recv(me - 1, L.block(me - 1), false));
+  }
+  if (f.newrank >= 0) {
+    uint32_t nr = uint32_t(f.newrank);
+    for (uint32_t mask = 1; mask < f.pof2; mask <<= 1) {
+      uint32_t dst = f.real(nr ^ mask);
+      uint32_t mine = nr & ~(mask - 1), theirs = (nr ^ mask) & ~(mask - 1);
+      after(o.send(dst, newBlocks(mine, mine + mask)));
+      recvs.push_back(o.recv(dst, newBlocks(theirs, theirs + mask), false));
+    }
+  }
+  if (me < 2 * f.rem) {
+    if (me % 2 == 1)
+      after(o.send(me - 1, newBlocks(0, f.pof2)));
+    else
+      o.recv(me + 1, newBlocks(0, f.pof2), false);
+  }
+}
+
+// --- Trees -------------------------------------------------------------------------
+
+// Schedgen's binomialtreebcast (virtual ranks swap root and 0).
+void binomialBcast(Emitter &e, const Group &g, const Layout &L, const AlgoParams &p) {
+  uint32_t P = g.size();
+  Ops o{e, g};
+  Interval w = L.whole();
+  uint32_t v = swapRoot(g.me, p.root), recv = None;
+  for (uint64_t bit = 1; bit < P; bit <<= 1) {
+    if (v < bit && v + bit < P) {
+      uint32_t snd = o.send(swapRoot(uint32_t(v + bit), p.root), w);
+      e.req(snd, recv);
+    }
+    if (v >= bit && v < 2 * bit)
+      recv = o.recv(swapRoot(uint32_t(v - bit), p.root), w, false);
+  }
+}
+
+// Schedgen's binomialtreereduce: the send to the parent comes first in op order and
+// requires every recv from the children.
+void binomialReduce(Emitter &e, const Group &g, const Layout &L, const AlgoParams &p) {
+  uint32_t P = g.size();
+  Ops o{e, g};
+  Interval w = L.whole();
+  uint32_t v = swapRoot(g.me, p.root), send = None;
+  for (uint64_t bit = 1; bit < P; bit <<= 1) {
+    if (v < bit && v + bit < P)
+      e.req(send, o.recv(swapRoot(uint32_t(v + bit), p.root), w, true));
+    if (v >= bit && v < 2 * bit)
+      send = o.send(swapRoot(uint32_t(v - bit), p.root), w);
+  }
+}
+
+// Members [a, b) of the rotated order (vrank = member - root) as blocks.
+Intervals rotatedBlocks(const Layout &L, uint32_t P, uint32_t root, uint32_t a, uint32_t b) {
+  Intervals v;
+  for (uint32_t i = a; i < b; ++i)
+    v.push_back(L.block((i + root) % P));
+  return v;
+}
+
+void binomialGather(Emitter &e, const Group &g, const Layout &L, const AlgoParams &p) {
+  uint32_t P = g.size();
+  Ops o{e, g};
+  uint32_t v = mod(int64_t(g.me) - p.root, P);
+  std::vector<uint32_t> recvs;
+  for (uint64_t mask = 1; mask < P; mask <<= 1) {
+    if (v & mask) {
+      uint32_t snd = o.send((v - uint32_t(mask) + p.root) % P,
+                            rotatedBlocks(L, P, p.root, v, uint32_t(std::min<uint64_t>(v + mask, P))));
+      for (uint32_t r : recvs)
+        e.req(snd, r);
+      break;
+    }
+    if (v + mask < P)
+      recvs.push_back(o.recv((v + uint32_t(mask) + p.root) % P,
+                             rotatedBlocks(L, P, p.root, v + uint32_t(mask),
+                                           uint32_t(std::min<uint64_t>(v + 2 * mask, P))),
+                             false));
+  }
+}
+
+void binomialScatter(Emitter &e, const Group &g, const Layout &L, const AlgoParams &p) {
+  uint32_t P = g.size();
+  Ops o{e, g};
+  uint32_t v = mod(int64_t(g.me) - p.root, P);
+  uint64_t top = 1;
+  while (top < P)
+    top <<= 1;
+  uint32_t recv = None;
+  uint64_t mask = top;
+  if (v) {
+    mask = v & (~v + 1);   // lowest set bit
+    recv = o.recv((v - uint32_t(mask) + p.root) % P,
+                  rotatedBlocks(L, P, p.root, v, uint32_t(std::min<uint64_t>(v + mask, P))),
+                  false);
+  }
+  for (mask >>= 1; mask >= 1; mask >>= 1)
+    if (v + mask < P)
+      e.req(o.send((v + uint32_t(mask) + p.root) % P,
+                   rotatedBlocks(L, P, p.root, v + uint32_t(mask),
+                                 uint32_t(std::min<uint64_t>(v + 2 * mask, P)))),
+            recv);
+}
+
+// Schedgen's binarytreebcast: breadth-first numbering, children 2v+1 and 2v+2.
+void binaryBcast(Emitter &e, const Group &g, const Layout &L, const AlgoParams &p) {
+  uint32_t P = g.size();
+  Ops o{e, g};
+  Interval w = L.whole();
+  uint64_t v = swapRoot(g.me, p.root);
+  uint32_t recv = None;
+  if (v > 0)
+    recv = o.recv(swapRoot(uint32_t((v - 1) / 2), p.root), w, false);
+  for (uint64_t c = 2 * v + 1; c <= 2 * v + 2 && c < P; ++c)
+    e.req(o.send(swapRoot(uint32_t(c), p.root), w), recv);
+}
+
+void binaryReduce(Emitter &e, const Group &g, const Layout &L, const AlgoParams &p) {
+  uint32_t P = g.size();
+  Ops o{e, g};
+  Interval w = L.whole();
+  uint64_t v = swapRoot(g.me, p.root);
+  llvm::SmallVector<uint32_t, 2> recvs;
+  for (uint64_t c = 2 * v + 1; c <= 2 * v + 2 && c < P; ++c)
+    recvs.push_back(o.recv(swapRoot(uint32_t(c), p.root), w, true));
+  if (v > 0) {
+    uint32_t snd = o.send(swapRoot(uint32_t((v - 1) / 2), p.root), w);
+    for (uint32_t r : recvs)
+      e.req(snd, r);
+  }
+}
+
+// NCCL's binary tree (ncclGetBtree): parent and up to two children of `rank`.
+struct TreeLinks {
+  int64_t up = -1, down[2] = {-1, -1};
+};
+TreeLinks btree(int64_t P, int64_t rank) {
+  TreeLinks t;
+  int64_t bit = 1;
+  while (bit < P && !(bit & rank))
+    bit <<= 1;
+  if (rank == 0) {
+    t.down[1] = P > 1 ? bit >> 1 : -1;
+    return t;
+  }
+  int64_t up = (rank ^ bit) | (bit << 1);
+  if (up >= P)
+    up = rank ^ bit;
+  t.up = up;
+  int64_t low = bit >> 1;
+  t.down[0] = low == 0 ? -1 : rank - low;
+  int64_t d1 = low == 0 ? -1 : rank + low;
+  while (d1 >= P) {
+    low >>= 1;
+    d1 = low == 0 ? -1 : rank + low;
+  }
+  t.down[1] = d1;
+  return t;
+}
+// NCCL's second tree: the first one shifted by one rank (odd P) or mirrored (even P).
+TreeLinks dtree(int64_t P, int64_t rank, int tree) {
+  if (tree == 0)
+    return btree(P, rank);
+  TreeLinks t, b;
+  auto map = [&](int64_t x, bool shift) {
+    return x < 0 ? -1 : (shift ? (x + 1) % P : P - 1 - x);
+  };
+  bool shift = P % 2 == 1;
+  b = btree(P, shift ? (rank - 1 + P) % P : P - 1 - rank);
+  t.up = map(b.up, shift);
+  t.down[0] = map(b.down[0], shift);
+  t.down[1] = map(b.down[1], shift);
+  return t;
+}
+
+// NCCL's tree allreduce: half of each channel's data reduces up and broadcasts down
+// each of the two trees, pipelined in chunks.
+void dbtreeAllreduce(Emitter &e, const Group &g, const Layout &L, const AlgoParams &p) {
+  uint32_t P = g.size();
+  if (P == 1)
+    return;
+  Ops o{e, g};
+  Interval w = L.whole();
+  TreeLinks t[2] = {dtree(P, g.me, 0), dtree(P, g.me, 1)};
+  Interval half[2] = {piece(w, 2, 0), piece(w, 2, 1)};
+  uint64_t chunks = 1;
+  if (p.chunkBytes)
+    chunks = std::max<uint64_t>(1, ceilDiv(len(half[0]), p.chunkBytes));
+  // At a tree's root, the ops after which chunk c of tree k is fully reduced.
+  std::vector<llvm::SmallVector<uint32_t, 2>> reduced(chunks * 2);
+  for (uint64_t c = 0; c < chunks; ++c)
+    for (int k = 0; k < 2; ++k) {
+      Interval iv = piece(half[k], chunks, c);
+      llvm::SmallVector<uint32_t, 2> recvs;
+      for (int64_t d : t[k].down)
+        if (d >= 0)
+          recvs.push_back(o.recv(uint32_t(d), iv, true));
+      if (t[k].up >= 0) {
+        uint32_t snd = o.send(uint32_t(t[k].up), iv);
+        for (uint32_t r : recvs)
+          e.req(snd, r);
+      } else {
+        reduced[c * 2 + k] = recvs;
+      }
+    }
+  for (uint64_t c = 0; c < chunks; ++c)
+    for (int k = 0; k < 2; ++k) {
+      Interval iv = piece(half[k], chunks, c);
+      llvm::SmallVector<uint32_t, 2> ready = reduced[c * 2 + k];
+      if (t[k].up >= 0)
+        ready.push_back(o.recv(uint32_t(t[k].up), iv, false));
+      for (int64_t d : t[k].down)
+        if (d >= 0) {
+          uint32_t snd = o.send(uint32_t(d), iv);
+          for (uint32_t r : ready)
+            e.req(snd, r);
+        }
+    }
+}
+
+// --- Dissemination, linear, pairwise, Bruck, direct ------------------------------------
+
+// Schedgen's dissemination (a barrier with 1-byte messages); what a rank forwards in
+// round k is everything it learnt before, so the send needs every earlier recv.
+void disseminationBarrier(Emitter &e, const Group &g, const Layout &L, const AlgoParams &p) {
+  uint32_t P = g.size(), me = g.me;
+  Ops o{e, g};
+  std::vector<uint32_t> recvs;
+  auto known = [&](uint32_t at, uint64_t count) {   // members at-count+1 .. at
+    Intervals v;
+    for (uint64_t i = 0; i < count && i < P; ++i)
+      v.push_back(L.block(mod(int64_t(at) - int64_t(i), P)));
+    std::sort(v.begin(), v.end(), [](Interval a, Interval b) { return a.lo < b.lo; });
+    return v;
+  };
+  for (uint64_t dist = 1; dist < P; dist <<= 1) {
+    uint32_t snd = o.send(uint32_t((me + dist) % P), known(me, dist));
+    if (!recvs.empty())
+      e.req(snd, recvs.back());
+    if (!p.schedgenDeps)
+      for (size_t i = 0; i + 1 < recvs.size(); ++i)
+        e.req(snd, recvs[i]);
+    recvs.push_back(o.recv(mod(int64_t(me) - int64_t(dist), P), known(mod(int64_t(me) - int64_t(dist), P), dist), false));
+  }
+}
+
+void linearRooted(Emitter &e, const Group &g, const Layout &L, const AlgoParams &p) {
+  uint32_t P = g.size();
+  Ops o{e, g};
+  uint32_t v = swapRoot(g.me, p.root);
+  bool toRoot = L.kind == K::Reduce || L.kind == K::Gather;
+  auto data = [&](uint32_t member) {
+    return (L.kind == K::Gather || L.kind == K::Scatter) ? L.block(member) : L.whole();
+  };
+  if (v == 0) {
+    for (uint32_t i = 1; i < P; ++i) {
+      uint32_t peer = swapRoot(i, p.root);
+      if (toRoot)
+        o.recv(peer, data(peer), L.kind == K::Reduce);
+      else
+        o.send(peer, data(peer));
+    }
+  } else if (toRoot) {
+    o.send(p.root, data(g.me));
+  } else {
+    o.recv(p.root, data(g.me), false);
+  }
+}
+
+// Everyone tells member 0, which then tells everyone.
+void linearBarrier(Emitter &e, const Group &g, const Layout &L, const AlgoParams &) {
+  uint32_t P = g.size();
+  if (P == 1)
+    return;
+  Ops o{e, g};
+  Intervals all;
+  all.push_back({L.block(0).lo, L.block(P - 1).hi});
+  if (g.me == 0) {
+    std::vector<uint32_t> recvs;
+    for (uint32_t i = 1; i < P; ++i)
+      recvs.push_back(o.recv(i, L.block(i), false));
+    for (uint32_t i = 1; i < P; ++i) {
+      uint32_t snd = o.send(i, all);
+      for (uint32_t r : recvs)
+        e.req(snd, r);
+    }
+  } else {
+    uint32_t snd = o.send(0, L.block(g.me));
+    e.req(o.recv(0, all, false), snd);
+  }
+}
+
+// Schedgen's linear_alltoall: in step s, send to me+s and recv from me-s, no order.
+void linearAlltoall(Emitter &e, const Group &g, const Layout &L, const AlgoParams &) {
+  uint32_t P = g.size(), me = g.me;
+  Ops o{e, g};
+  for (uint32_t s = 1; s < P; ++s) {
+    uint32_t to = (me + s) % P, from = mod(int64_t(me) - s, P);
+    o.send(to, L.pair(me, to));
+    o.recv(from, L.pair(from, me), false);
+  }
+}
+
+// MPICH's pairwise exchange: one partner per step (XOR for powers of two), each
+// step after the previous one.
+void pairwiseAlltoall(Emitter &e, const Group &g, const Layout &L, const AlgoParams &) {
+  uint32_t P = g.size(), me = g.me;
+  Ops o{e, g};
+  uint32_t prev = None;
+  for (uint32_t s = 1; s < P; ++s) {
+    uint32_t to = isPow2(P) ? me ^ s : (me + s) % P;
+    uint32_t from = isPow2(P) ? me ^ s : mod(int64_t(me) - s, P);
+    uint32_t snd = o.send(to, L.pair(me, to));
+    e.req(snd, prev);
+    uint32_t rcv = o.recv(from, L.pair(from, me), false);
+    e.req(rcv, prev);
+    prev = rcv;
+  }
+}
+
+void pairwiseReduceScatter(Emitter &e, const Group &g, const Layout &L, const AlgoParams &) {
+  uint32_t P = g.size(), me = g.me;
+  Ops o{e, g};
+  uint32_t prev = None;
+  for (uint32_t s = 1; s < P; ++s) {
+    uint32_t to = (me + s) % P, from = mod(int64_t(me) - s, P);
+    uint32_t snd = o.send(to, L.block(to));
+    e.req(snd, prev);
+    uint32_t rcv = o.recv(from, L.block(me), true);
+    e.req(rcv, prev);
+    prev = rcv;
+  }
+}
+
+// Bruck's allgather: in round k, send what I hold (blocks me .. me+2^k-1) to me-2^k.
+void bruckAllgather(Emitter &e, const Group &g, const Layout &L, const AlgoParams &) {
+  uint32_t P = g.size(), me = g.me;
+  Ops o{e, g};
+  std::vector<uint32_t> recvs;
+  auto blocks = [&](uint32_t from, uint64_t count) {
+    Intervals v;
+    for (uint64_t i = 0; i < count; ++i)
+      v.push_back(L.block(uint32_t((from + i) % P)));
+    std::sort(v.begin(), v.end(), [](Interval a, Interval b) { return a.lo < b.lo; });
+    return v;
+  };
+  for (uint64_t dist = 1; dist < P; dist <<= 1) {
+    uint64_t count = std::min<uint64_t>(dist, P - dist);
+    uint32_t snd = o.send(mod(int64_t(me) - int64_t(dist), P), blocks(me, count));
+    for (uint32_t r : recvs)
+      e.req(snd, r);
+    recvs.push_back(o.recv(uint32_t((me + dist) % P), blocks(uint32_t((me + dist) % P), count), false));
+    e.ireq(e.lastRecvOp(), snd);
+  }
+}
+
+// Bruck's alltoall: in round k, the blocks whose index (destination - source, after
+// the local rotation) has bit k set travel 2^k ranks further.
+void bruckAlltoall(Emitter &e, const Group &g, const Layout &L, const AlgoParams &) {
+  uint32_t P = g.size(), me = g.me;
+  Ops o{e, g};
+  std::vector<uint32_t> recvs;
+  auto blocks = [&](uint32_t holder, uint64_t dist) {
+    Intervals v;
+    for (uint64_t i = 1; i < P; ++i)
+      if (i & dist) {
+        uint32_t src = mod(int64_t(holder) - int64_t(i % dist), P);
+        v.push_back(L.pair(src, uint32_t((src + i) % P)));
+      }
+    std::sort(v.begin(), v.end(), [](Interval a, Interval b) { return a.lo < b.lo; });
+    return v;
+  };
+  for (uint64_t dist = 1; dist < P; dist <<= 1) {
+    uint32_t to = uint32_t((me + dist) % P), from = mod(int64_t(me) - int64_t(dist), P);
+    uint32_t snd = o.send(to, blocks(me, dist));
+    for (uint32_t r : recvs)
+      e.req(snd, r);
+    recvs.push_back(o.recv(from, blocks(from, dist), false));
+    e.ireq(e.lastRecvOp(), snd);
+  }
+}
+
+void directAllgather(Emitter &e, const Group &g, const Layout &L, const AlgoParams &) {
+  uint32_t P = g.size(), me = g.me;
+  Ops o{e, g};
+  for (uint32_t s = 1; s < P; ++s)
+    o.send((me + s) % P, L.block(me));
+  for (uint32_t s = 1; s < P; ++s) {
+    uint32_t from = mod(int64_t(me) - s, P);
+    o.recv(from, L.block(from), false);
+  }
+}
+
+// Reduce-scatter by sending every block straight to its owner; for allreduce the
+// owners then send the reduced blocks to everyone.
+void directReduce(Emitter &e, const Group &g, const Layout &L, const AlgoParams &, bool allreduce) {
+  uint32_t P = g.size(), me = g.me;
+  Ops o{e, g};
+  auto blk = [&](uint32_t i) { return allreduce ? piece(L.whole(), P, i) : L.block(i); };
+  std::vector<uint32_t> recvs;
+  for (uint32_t s = 1; s < P; ++s)
+    o.send((me + s) % P, blk((me + s) % P));
+  for (uint32_t s = 1; s < P; ++s)
+    recvs.push_back(o.recv(mod(int64_t(me) - s, P), blk(me), true));
+  if (!allreduce)
+    return;
+  for (uint32_t s = 1; s < P; ++s) {
+    uint32_t snd = o.send((me + s) % P, blk(me));
+    for (uint32_t r : recvs)
+      e.req(snd, r);
+  }
+  for (uint32_t s = 1; s < P; ++s) {
+    uint32_t from = mod(int64_t(me) - s, P);
+    o.recv(from, blk(from), false);
+  }
+}
+
+void directAlltoall(Emitter &e, const Group &g, const Layout &L, const AlgoParams &) {
+  uint32_t P = g.size(), me = g.me;
+  Ops o{e, g};
+  for (uint32_t s = 1; s < P; ++s)
+    o.send((me + s) % P, L.pair(me, (me + s) % P));
+  for (uint32_t s = 1; s < P; ++s) {
+    uint32_t from = mod(int64_t(me) - s, P);
+    o.recv(from, L.pair(from, me), false);
+  }
+}
+
+// --- Composition -------------------------------------------------------------------
+
+// Runs `a` for `k` on a subgroup (global ranks `ranks`, this rank at `me`).
+void sub(Emitter &e, CollAlgorithm a, CollectiveKind k, llvm::ArrayRef<uint32_t> ranks,
+         uint32_t me, const Layout &L, const AlgoParams &p, uint32_t root) {
+  Group g{ranks, me};
+  Layout l = L;
+  l.kind = k;
+  l.members = g.size();
+  AlgoParams q = p;
+  q.root = root;
+  q.hostOf = {};
+  generate(e, a, g, l, q);
+}
+
+// Reduce to allreduce (tree reduce, then tree bcast from the same root).
+void treeAllreduce(Emitter &e, const Group &g, const Layout &L, const AlgoParams &p,
+                   CollAlgorithm tree) {
+  uint32_t start = e.numOps();
+  sub(e, tree, K::Reduce, g.ranks, g.me, L, p, 0);
+  uint32_t mid = e.numOps();
+  sub(e, tree, K::Bcast, g.ranks, g.me, L, p, 0);
+  e.sequence(start, mid);
+}
+
+// Intra-host, across hosts (one leader per host), intra-host again.
+void hierarchical(Emitter &e, const Group &g, const Layout &L, const AlgoParams &p) {
+  uint32_t P = g.size();
+  // Hosts in order of first appearance; the leader is the host's first member, or the
+  // root on the root's host.
+  llvm::SmallVector<uint32_t, 16> hosts;
+  std::vector<uint32_t> hostIndex(P);
+  for (uint32_t i = 0; i < P; ++i) {
+    auto it = std::find(hosts.begin(), hosts.end(), p.hostOf[i]);
+    hostIndex[i] = uint32_t(it - hosts.begin());
+    if (it == hosts.end())
+      hosts.push_back(p.hostOf[i]);
+  }
+  bool rooted = L.kind != K::Allreduce;
+  uint32_t rootHost = rooted ? hostIndex[p.root] : ~0u;
+  std::vector<uint32_t> local, leaders;
+  uint32_t myHost = hostIndex[g.me], meLocal = 0, leaderLocal = 0;
+  for (uint32_t i = 0; i < P; ++i)
+    if (hostIndex[i] == myHost) {
+      if (i == g.me)
+        meLocal = uint32_t(local.size());
+      if (rooted && i == p.root)
+        leaderLocal = uint32_t(local.size());
+      local.push_back(g.ranks[i]);
+    }
+  std::vector<uint32_t> leaderMember(hosts.size(), ~0u);
+  for (uint32_t i = 0; i < P; ++i) {
+    uint32_t h = hostIndex[i];
+    if (leaderMember[h] == ~0u || (rooted && i == p.root))
+      leaderMember[h] = i;
+  }
+  uint32_t meLeader = ~0u, rootLeader = 0;
+  for (uint32_t h = 0; h < hosts.size(); ++h) {
+    if (leaderMember[h] == g.me)
+      meLeader = h;
+    if (h == rootHost)
+      rootLeader = h;
+    leaders.push_back(g.ranks[leaderMember[h]]);
+  }
+  if (!rooted || myHost != rootHost)
+    leaderLocal = 0;   // the first member leads
+  llvm::SmallVector<uint32_t, 4> starts;
+  auto phase = [&](auto &&run) {
+    uint32_t start = e.numOps();
+    run();
+    if (e.numOps() == start)
+      return;
+    if (!starts.empty())
+      e.sequence(starts.back(), start);
+    starts.push_back(start);
+  };
+  bool up = L.kind == K::Allreduce || L.kind == K::Reduce;
+  if (up && local.size() > 1)
+    phase([&] { sub(e, A::Binomial, K::Reduce, local, meLocal, L, p, leaderLocal); });
+  if (meLeader != ~0u && leaders.size() > 1)
+    phase([&] { sub(e, p.acrossHosts, L.kind, leaders, meLeader, L, p, rootLeader); });
+  if (L.kind != K::Reduce && local.size() > 1)
+    phase([&] { sub(e, A::Binomial, K::Bcast, local, meLocal, L, p, leaderLocal); });
+}
+
+} // namespace
+
+bool applies(CollAlgorithm a, CollectiveKind k) {
+  switch (a) {
+  case A::Auto:
+    return false;
+  case A::Ring:
+    return k == K::Allreduce || k == K::Allgather || k == K::Reducescatter || k == K::Bcast ||
+           k == K::Reduce;
+  case A::RecDoub:
+    return k == K::Allreduce || k == K::Allgather;
+  case A::Rabenseifner:
+    return k == K::Allreduce || k == K::Reducescatter;
+  case A::Binomial:
+    return k == K::Bcast || k == K::Reduce || k == K::Gather || k == K::Scatter ||
+           k == K::Allreduce;
+  case A::Binary:
+    return k == K::Bcast || k == K::Reduce || k == K::Allreduce;
+  case A::DBTree:
+    return k == K::Allreduce;
+  case A::Dissemination:
+    return k == K::Barrier;
+  case A::Linear:
+    return k == K::Bcast || k == K::Reduce || k == K::Gather || k == K::Scatter ||
+           k == K::Alltoall || k == K::Alltoallv || k == K::Barrier;
+  case A::Pairwise:
+    return k == K::Alltoall || k == K::Alltoallv || k == K::Reducescatter;
+  case A::Bruck:
+    return k == K::Allgather || k == K::Alltoall;
+  case A::Direct:
+    return k == K::Allgather || k == K::Allreduce || k == K::Reducescatter ||
+           k == K::Alltoall || k == K::Alltoallv;
+  case A::Hierarchical:
+    return k == K::Allreduce || k == K::Bcast || k == K::Reduce;
+  }
+  return false;
+}
+
+std::vector<CollAlgorithm> algorithmsFor(CollectiveKind k) {
+  std::vector<CollAlgorithm> v;
+  for (uint32_t i = 1; i < NumCollAlgorithms; ++i)
+    if (applies(CollAlgorithm(i), k))
+      v.push_back(CollAlgorithm(i));
+  return v;
+}
+
+std::string whyNot(CollAlgorithm a, CollectiveKind k, uint32_t, bool haveHosts) {
+  if (!applies(a, k)) {
+    std::string list;
+    for (CollAlgorithm b : algorithmsFor(k))
+      list += (list.empty() ? "" : ", ") + collAlgorithmName(b).str();
+    return "algorithm '" + collAlgorithmName(a).str() + "' does not implement " +
+           collectiveKindName(k).str() + " (" + collectiveKindName(k).str() + " has: " + list +
+           ")";
+  }
+  if (a == A::Hierarchical && !haveHosts)
+    return "algorithm 'hierarchical' needs to know which host each rank is on: give a fabric "
+           "and place the ranks (-passes=place,...)";
+  return "";
+}
+
+void generate(Emitter &e, CollAlgorithm a, const Group &g, const Layout &L, const AlgoParams &p) {
+  switch (a) {
+  case A::Ring:
+    if (L.kind == K::Allreduce)
+      ringAllreduce(e, g, L, p);
+    else if (L.kind == K::Allgather || L.kind == K::Reducescatter)
+      ringBlocks(e, g, L, p, L.kind == K::Reducescatter);
+    else
+      ringChain(e, g, L, p, L.kind == K::Reduce);
+    return;
+  case A::RecDoub:
+    if (L.kind == K::Allreduce)
+      recDoubAllreduce(e, g, L, p);
+    else
+      recDoubAllgather(e, g, L, p);
+    return;
+  case A::Rabenseifner:
+    if (L.kind == K::Allreduce)
+      rabenseifnerAllreduce(e, g, L, p);
+    else
+      halvingReduceScatter(e, g, L, p);
+    return;
+  case A::Binomial:
+    switch (L.kind) {
+    case K::Bcast: return binomialBcast(e, g, L, p);
+    case K::Reduce: return binomialReduce(e, g, L, p);
+    case K::Gather: return binomialGather(e, g, L, p);
+    case K::Scatter: return binomialScatter(e, g, L, p);
+    default: return treeAllreduce(e, g, L, p, A::Binomial);
+    }
+  case A::Binary:
+    if (L.kind == K::Bcast)
+      return binaryBcast(e, g, L, p);
+    if (L.kind == K::Reduce)
+      return binaryReduce(e, g, L, p);
+    return treeAllreduce(e, g, L, p, A::Binary);
+  case A::DBTree:
+    return dbtreeAllreduce(e, g, L, p);
+  case A::Dissemination:
+    return disseminationBarrier(e, g, L, p);
+  case A::Linear:
+    if (L.kind == K::Alltoall || L.kind == K::Alltoallv)
+      return linearAlltoall(e, g, L, p);
+    if (L.kind == K::Barrier)
+      return linearBarrier(e, g, L, p);
+    return linearRooted(e, g, L, p);
+  case A::Pairwise:
+    if (L.kind == K::Reducescatter)
+      return pairwiseReduceScatter(e, g, L, p);
+    return pairwiseAlltoall(e, g, L, p);
+  case A::Bruck:
+    if (L.kind == K::Allgather)
+      return bruckAllgather(e, g, L, p);
+    return bruckAlltoall(e, g, L, p);
+  case A::Direct:
+    if (L.kind == K::Allgather)
+      return directAllgather(e, g, L, p);
+    if (L.kind == K::Allreduce || L.kind == K::Reducescatter)
+      return directReduce(e, g, L, p, L.kind == K::Allreduce);
+    return directAlltoall(e, g, L, p);
+  case A::Hierarchical:
+    return hierarchical(e, g, L, p);
+  case A::Auto:
+    return;
+  }
+}
+
+} // namespace infracc::coll

@@ -1,0 +1,339 @@
+#include "passes/collectives/Lowering.h"
+
+#include "compiler/Diagnostics.h"
+#include "passes/Pass.h"
+#include "passes/collectives/Algorithms.h"
+
+#include <llvm/ADT/DenseMap.h>
+
+namespace infracc::coll {
+
+namespace {
+
+struct Instance {
+  CollAlgorithm algorithm = CollAlgorithm::Auto;
+  CollAlgorithm acrossHosts = CollAlgorithm::Auto;
+  std::vector<uint64_t> pairOffset;   // alltoallv only
+};
+
+class Lowerer {
+public:
+  Lowerer(const Schedule &s, const LoweringOptions &opts, llvm::ArrayRef<uint32_t> hostOfRank,
+          DiagEngine &diags, llvm::StringRef where, Recording *rec)
+      : s_(s), opts_(opts), hosts_(hostOfRank), diags_(diags), where_(where.str()), rec_(rec),
+        policy_(opts.policy ? *opts.policy : SelectionPolicy::defaults()) {
+    emitOpts_.protocol = opts.protocol;
+    emitOpts_.reduceNsPerByte = opts.reduceNsPerByte;
+    emitOpts_.record = rec != nullptr;
+  }
+
+  bool prepare();
+  Schedule run(Statistics *stats);
+
+private:
+  void report(const CollectiveInfo &c, uint32_t rank, const llvm::Twine &msg) {
+    if (c.loc.isValid())
+      diags_.error(c.loc, msg);
+    else
+      diags_.error(where_, "rank " + llvm::Twine(rank) + ": " + msg);
+  }
+  void lowerRank(uint32_t r, ScheduleBuilder &b);
+
+  const Schedule &s_;
+  const LoweringOptions &opts_;
+  llvm::ArrayRef<uint32_t> hosts_;
+  DiagEngine &diags_;
+  std::string where_;
+  Recording *rec_;
+  const SelectionPolicy &policy_;
+  EmitOptions emitOpts_;
+
+  std::vector<uint64_t> instanceBase_;   // per communicator: its first instance id
+  std::vector<Instance> instances_;
+  std::vector<llvm::DenseMap<uint32_t, uint32_t>> position_;   // per comm: rank -> member
+  std::vector<std::vector<uint32_t>> hostOfMember_;            // per comm, when known
+
+  // Per-rank scratch.
+  Fragment frag_;
+  std::vector<uint32_t> firstNew_, rootsBegin_, endsBegin_, roots_, ends_;
+  llvm::DenseMap<uint32_t, uint32_t> seq_;
+  std::vector<uint8_t> scratchFlags_;
+  uint64_t opsBefore_ = 0;
+  uint64_t messages_ = 0, lowered_ = 0;
+  std::vector<uint64_t> perAlgorithm_ = std::vector<uint64_t>(NumCollAlgorithms, 0);
+};
+
+bool Lowerer::prepare() {
+  unsigned errors = diags_.errorCount();
+  // The program's own messages must stay clear of the tags collectives use.
+  bool anyTagRecv = false;
+  for (uint64_t g = 0; g < s_.numOps() && !diags_.shouldStop(); ++g) {
+    OpKind k = s_.kind(uint32_t(g));
+    if (k != OpKind::Send && k != OpKind::Recv)
+      continue;
+    uint32_t tag = s_.tag(uint32_t(g));
+    if (tag == AnyTag) {
+      anyTagRecv |= k == OpKind::Recv;
+      continue;
+    }
+    if (tag & TagBase)
+      diags_.error(where_, "rank " + llvm::Twine(s_.rankOf(uint32_t(g))) + ": " +
+                               opKindName(k) + " " + s_.opName(uint32_t(g)) + " uses tag " +
+                               llvm::Twine(tag) +
+                               ", but tags from 2147483648 up are reserved for lowered "
+                               "collectives; renumber the program's tags below 2^31");
+  }
+  if (diags_.errorCount() != errors)
+    return false;
+  if (anyTagRecv)
+    diags_.warning(where_, "the program has recvs with any tag (-1); they can take messages of "
+                           "lowered collectives");
+
+  llvm::ArrayRef<Communicator> comms = s_.communicators();
+  position_.resize(comms.size());
+  for (size_t c = 0; c < comms.size(); ++c)
+    for (uint32_t i = 0; i < comms[c].ranks.size(); ++i)
+      position_[c].try_emplace(comms[c].ranks[i], i);
+  if (!hosts_.empty()) {
+    hostOfMember_.resize(comms.size());
+    for (size_t c = 0; c < comms.size(); ++c)
+      for (uint32_t r : comms[c].ranks)
+        hostOfMember_[c].push_back(hosts_[r]);
+  }
+
+  // Instance ids: the k-th collective of communicator c is instanceBase_[c] + k.
+  std::vector<uint64_t> count(comms.size(), 0);
+  llvm::DenseMap<uint32_t, uint32_t> perRank;
+  for (uint32_t r = 0; r < s_.numRanks(); ++r) {
+    perRank.clear();
+    for (uint32_t g = s_.rankBegin(r), e = g + s_.numOps(r); g < e; ++g)
+      if (s_.kind(g) == OpKind::Collective) {
+        uint32_t c = s_.collectives()[s_.peer(g)].communicator;
+        count[c] = std::max<uint64_t>(count[c], ++perRank[c]);
+      }
+  }
+  instanceBase_.assign(comms.size() + 1, 0);
+  for (size_t c = 0; c < comms.size(); ++c)
+    instanceBase_[c + 1] = instanceBase_[c] + count[c];
+  instances_.resize(instanceBase_.back());
+  if (rec_)
+    rec_->instances.resize(instances_.size());
+
+  // Algorithms (and alltoallv sizes) per instance, from the first member that issues it.
+  std::vector<uint8_t> seen(instances_.size(), 0);
+  for (uint32_t r = 0; r < s_.numRanks() && !diags_.shouldStop(); ++r) {
+    perRank.clear();
+    for (uint32_t g = s_.rankBegin(r), e = g + s_.numOps(r); g < e; ++g) {
+      if (s_.kind(g) != OpKind::Collective)
+        continue;
+      const CollectiveInfo &c = s_.collectives()[s_.peer(g)];
+      uint64_t inst = instanceBase_[c.communicator] + perRank[c.communicator]++;
+      auto pos = position_[c.communicator].find(r);
+      if (pos == position_[c.communicator].end()) {
+        report(c, r, "rank " + llvm::Twine(r) + " is not a member of communicator " +
+                         llvm::Twine(comms[c.communicator].id));
+        continue;
+      }
+      uint32_t P = uint32_t(comms[c.communicator].ranks.size());
+      Instance &in = instances_[inst];
+      if (c.kind == CollectiveKind::Alltoallv) {
+        if (in.pairOffset.empty())
+          in.pairOffset.assign(size_t(P) * P + 1, 0);
+        // Row `pos` of the matrix: this member's sizes; prefix sums come later.
+        for (uint32_t d = 0; d < c.vsizesCount && d < P; ++d)
+          in.pairOffset[size_t(pos->second) * P + d + 1] = s_.vsizes()[c.vsizesBegin + d];
+      }
+      if (seen[inst])
+        continue;
+      seen[inst] = 1;
+      bool haveHosts = !hosts_.empty();
+      CollAlgorithm a = static_cast<CollAlgorithm>(c.algorithm);
+      if (a == CollAlgorithm::Auto) {
+        a = policy_.choose(c.kind, c.bytes, P, false);
+      } else if (std::string why = whyNot(a, c.kind, P, haveHosts); !why.empty()) {
+        report(c, r, why);
+        continue;
+      }
+      in.algorithm = a;
+      if (a == CollAlgorithm::Hierarchical) {
+        llvm::DenseMap<uint32_t, bool> distinct;
+        for (uint32_t h : hostOfMember_[c.communicator])
+          distinct[h] = true;
+        in.acrossHosts = policy_.choose(c.kind, c.bytes, uint32_t(distinct.size()), false);
+      }
+      if (rec_) {
+        InstanceInfo &ii = rec_->instances[inst];
+        ii.kind = c.kind;
+        ii.bytes = c.bytes;
+        ii.root = c.root;
+        ii.communicator = c.communicator;
+        ii.algorithm = a;
+        ii.loc = c.loc;
+      }
+    }
+  }
+  for (Instance &in : instances_)
+    for (size_t i = 1; i < in.pairOffset.size(); ++i)
+      in.pairOffset[i] += in.pairOffset[i - 1];
+  if (rec_) {
+    for (size_t i = 0; i < instances_.size(); ++i)
+      rec_->instances[i].pairOffset = instances_[i].pairOffset;
+    rec_->protocol = opts_.protocol;
+  }
+  if (opts_.channels > 1)
+    for (uint32_t g = 0; g < s_.numOps(); ++g)
+      if (s_.kind(g) == OpKind::Collective &&
+          s_.cpu(g) + opts_.channels - 1 > ScheduleBuilder::MaxCpu) {
+        report(s_.collectives()[s_.peer(g)], s_.rankOf(g),
+               "with " + llvm::Twine(opts_.channels) + " channels this collective would use cpu " +
+                   llvm::Twine(s_.cpu(g) + opts_.channels - 1) + " (at most " +
+                   llvm::Twine(ScheduleBuilder::MaxCpu) + ")");
+        break;
+      }
+  return diags_.errorCount() == errors;
+}
+
+void Lowerer::lowerRank(uint32_t r, ScheduleBuilder &b) {
+  uint32_t first = s_.rankBegin(r), n = s_.numOps(r);
+  b.beginRank(r);
+  firstNew_.assign(n, 0);
+  rootsBegin_.assign(size_t(n) + 1, 0);
+  endsBegin_.assign(size_t(n) + 1, 0);
+  roots_.clear();
+  ends_.clear();
+  seq_.clear();
+  Emitter e(frag_, emitOpts_);
+  auto record = [&](OpRecord rec) {
+    if (rec_)
+      rec_->records.push_back(rec);
+  };
+  for (uint32_t i = 0; i < n; ++i) {
+    uint32_t g = first + i;
+    rootsBegin_[i] = uint32_t(roots_.size());
+    endsBegin_[i] = uint32_t(ends_.size());
+    if (s_.kind(g) != OpKind::Collective) {
+      uint32_t op = b.addOp(s_.kind(g), s_.peer(g), s_.size(g), s_.tag(g), s_.cpu(g), s_.nic(g));
+      roots_.push_back(op);
+      ends_.push_back(op);
+      record(OpRecord{});
+      continue;
+    }
+    const CollectiveInfo &c = s_.collectives()[s_.peer(g)];
+    const Communicator &comm = s_.communicators()[c.communicator];
+    uint64_t inst = instanceBase_[c.communicator] + seq_[c.communicator]++;
+    const Instance &in = instances_[inst];
+    Group grp{comm.ranks, position_[c.communicator].lookup(r)};
+    Layout L;
+    L.kind = c.kind;
+    L.bytes = c.bytes;
+    L.members = grp.size();
+    L.pairOffset = in.pairOffset;
+    AlgoParams p;
+    p.root = c.root;
+    p.chunkBytes = opts_.chunkBytes;
+    p.schedgenDeps = opts_.schedgenDeps;
+    p.acrossHosts = in.acrossHosts;
+    if (!hostOfMember_.empty())
+      p.hostOf = hostOfMember_[c.communicator];
+    frag_.clear();
+    bool barrier = c.kind == CollectiveKind::Barrier;
+    e.begin(inst, s_.cpu(g), s_.nic(g), barrier);
+    uint32_t channels = barrier ? 1 : opts_.channels;
+    L.channels = channels;
+    for (uint32_t ch = 0; ch < channels; ++ch) {
+      e.setChannel(ch);
+      L.channel = ch;
+      generate(e, in.algorithm, grp, L, p);
+    }
+    ++lowered_;
+    ++perAlgorithm_[uint32_t(in.algorithm)];
+    uint32_t base = b.opsInRank();
+    if (frag_.ops.empty()) {
+      // Nothing to do here (a group of one): keep the program's order through it.
+      uint32_t op = b.addCalc(0, s_.cpu(g));
+      roots_.push_back(op);
+      ends_.push_back(op);
+      record(OpRecord{uint32_t(inst), DataMode::None, ~0u, 0, 0, 0});
+      continue;
+    }
+    for (const Fragment::Op &op : frag_.ops) {
+      b.addOp(op.kind, op.peer, op.size, op.tag, op.cpu, op.nic);
+      messages_ += op.kind == OpKind::Send;
+    }
+    std::vector<uint8_t> &flags = scratchFlags_;
+    flags.assign(frag_.ops.size(), 0);   // bit 0: has a predecessor, bit 1: a successor
+    for (auto [succ, predRaw] : frag_.deps) {
+      uint32_t pred = predRaw & ~Schedule::IRequiresBit;
+      b.addDependency(base + succ, base + pred,
+                      (predRaw & Schedule::IRequiresBit) ? DepKind::IRequires : DepKind::Requires);
+      flags[succ] |= 1;
+      flags[pred] |= 2;
+    }
+    for (uint32_t k = 0; k < frag_.ops.size(); ++k) {
+      if (!(flags[k] & 1))
+        roots_.push_back(base + k);
+      if (!(flags[k] & 2))
+        ends_.push_back(base + k);
+    }
+    if (rec_) {
+      uint64_t globalBase = opsBefore_ + base;
+      uint32_t ivBase = uint32_t(rec_->intervals.size());
+      rec_->intervals.insert(rec_->intervals.end(), frag_.intervals.begin(), frag_.intervals.end());
+      for (OpRecord rec : frag_.records) {
+        rec.intervalsBegin += ivBase;
+        if (rec.applyAt != ~0u)
+          rec.applyAt = uint32_t(globalBase + rec.applyAt);
+        rec_->records.push_back(rec);
+      }
+    }
+  }
+  rootsBegin_[n] = uint32_t(roots_.size());
+  endsBegin_[n] = uint32_t(ends_.size());
+  // The program's dependencies: on a collective's start (irequires) its first ops,
+  // on its end (requires) its last ops.
+  for (uint32_t i = 0; i < n; ++i)
+    for (uint32_t raw : s_.successorsRaw(first + i)) {
+      uint32_t succ = raw & ~Schedule::IRequiresBit;
+      bool start = raw & Schedule::IRequiresBit;
+      uint32_t pb = start ? rootsBegin_[i] : endsBegin_[i];
+      uint32_t pe = start ? rootsBegin_[i + 1] : endsBegin_[i + 1];
+      const std::vector<uint32_t> &preds = start ? roots_ : ends_;
+      for (uint32_t si = rootsBegin_[succ]; si < rootsBegin_[succ + 1]; ++si)
+        for (uint32_t pi = pb; pi < pe; ++pi)
+          b.addDependency(roots_[si], preds[pi], start ? DepKind::IRequires : DepKind::Requires);
+    }
+  opsBefore_ += b.opsInRank();
+  b.endRank();
+}
+
+Schedule Lowerer::run(Statistics *stats) {
+  ScheduleBuilder b(s_.numRanks());
+  b.reserve(s_.numOps(), s_.numDependencies());
+  for (uint32_t r = 0; r < s_.numRanks(); ++r)
+    lowerRank(r, b);
+  Schedule out = b.finish();
+  if (stats) {
+    stats->add("lower-collectives", "collectives", "Collective operations lowered", lowered_);
+    stats->add("lower-collectives", "ops", "Operations after lowering", out.numOps());
+    stats->add("lower-collectives", "messages", "Sends created by lowering", messages_);
+    for (uint32_t a = 1; a < NumCollAlgorithms; ++a)
+      if (perAlgorithm_[a])
+        stats->add("lower-collectives", ("algo-" + collAlgorithmName(CollAlgorithm(a))).str(),
+                   ("Collectives lowered with " + collAlgorithmName(CollAlgorithm(a))).str(),
+                   perAlgorithm_[a]);
+  }
+  return out;
+}
+
+} // namespace
+
+std::optional<Schedule> lowerCollectives(const Schedule &s, const LoweringOptions &opts,
+                                         llvm::ArrayRef<uint32_t> hostOfRank, DiagEngine &diags,
+                                         llvm::StringRef where, Recording *rec, Statistics *stats) {
+  Lowerer l(s, opts, hostOfRank, diags, where, rec);
+  if (!l.prepare())
+    return std::nullopt;
+  return l.run(stats);
+}
+
+} // namespace infracc::coll
