@@ -576,13 +576,15 @@ void disseminationBarrier(Emitter &e, const Group &g, const Layout &L, const Alg
     return v;
   };
   for (uint64_t dist = 1; dist < P; dist <<= 1) {
-    uint32_t snd = o.send(uint32_t((me + dist) % P), known(me, dist));
+    // What the receiver does not know yet: at most P - dist members.
+    uint64_t count = std::min<uint64_t>(dist, P - dist);
+    uint32_t snd = o.send(uint32_t((me + dist) % P), known(me, count));
     if (!recvs.empty())
       e.req(snd, recvs.back());
     if (!p.schedgenDeps)
       for (size_t i = 0; i + 1 < recvs.size(); ++i)
         e.req(snd, recvs[i]);
-    recvs.push_back(o.recv(mod(int64_t(me) - int64_t(dist), P), known(mod(int64_t(me) - int64_t(dist), P), dist), false));
+    recvs.push_back(o.recv(mod(int64_t(me) - int64_t(dist), P), known(mod(int64_t(me) - int64_t(dist), P), count), false));
   }
 }
 
