@@ -154,9 +154,16 @@ llvm::Error Driver::readInputs() {
   for (const std::string &path : Inputs) {
     if (path != "-" && !llvm::sys::fs::exists(path))
       return usageError("no such file: '" + path + "'");
-    if (path != "-" && llvm::sys::fs::is_directory(path))
-      return usageError("'" + path + "' is a directory, not an input file");
-    auto fmt = InputRegistry::classify(path);
+    llvm::Expected<const InputFormat *> fmt = InputRegistry::classify(path);
+    if (path != "-" && llvm::sys::fs::is_directory(path)) {
+      llvm::consumeError(fmt.takeError());
+      fmt = nullptr;
+      for (const InputFormat *f : InputRegistry::all())
+        if (f->acceptsDirectory && !*fmt)
+          fmt = f;
+      if (!*fmt)
+        return usageError("'" + path + "' is a directory, not an input file");
+    }
     if (!fmt)
       return fmt.takeError();
     bool isFabric = (*fmt)->role == InputRole::Fabric;

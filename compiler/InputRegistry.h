@@ -41,6 +41,8 @@ struct InputFormat {
   /// workload appended to Module::jobs). Errors already reported through the
   /// DiagEngine return reportedError().
   std::function<llvm::Error(InputContext &)> load;
+  /// The format can be given as a directory (e.g. one trace file per rank).
+  bool acceptsDirectory = false;
 };
 
 /// Inputs that come from options rather than files (e.g. -fabric=clos:radix=8 builds
