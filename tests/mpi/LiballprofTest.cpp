@@ -1,0 +1,107 @@
+// MPI trace import: liballprof traces written here (one file per rank) read into the
+// IR: computation between calls as calc (µs -> ns), blocking calls chained,
+// nonblocking requests as irequires with MPI_Wait/Waitall as a calc 0, collectives on
+// the world and on communicators rebuilt from MPI_Comm_split, and the errors.
+#include "tests/support/TestUtil.h"
+
+#include <gtest/gtest.h>
+
+using namespace infracc::test;
+
+namespace {
+
+std::string writeTrace(const std::string &dir, const std::vector<std::string> &ranks,
+                       const std::string &stem = "pmpi-trace-rank-") {
+  for (size_t r = 0; r < ranks.size(); ++r)
+    writeFile(dir + "/" + stem + std::to_string(r) + ".txt",
+              "# collprof 0.9 output file\n# host: test\n" + ranks[r]);
+  return dir + "/" + stem + "0.txt";
+}
+
+TEST(Liballprof, NonblockingOverlapBecomesIrequires) {
+  std::string dir = makeTempDir("mpi-nb");
+  // Rank 0 posts an Irecv, computes 4 µs while it is in flight, sends, then waits.
+  std::string r0 = "MPI_Init:-:1:2:10.0\n"
+                   "MPI_Irecv:12.0:4000:64:3,1,1:1:7:0,0,2:9000:12.5\n"
+                   "MPI_Send:16.5:4100:32:3,4,4:1:8:0,0,2:17.0\n"
+                   "MPI_Wait:20.0:9000:500:21.0\n"
+                   "MPI_Finalize:23.0:-\n";
+  std::string r1 = "MPI_Init:-:1:2:10.0\n"
+                   "MPI_Isend:11.0:4000:64:3,1,1:0:7:0,1,2:9008:11.25\n"
+                   "MPI_Recv:11.5:4100:128:3,1,1:0:8:0,1,2:600:13.0\n"
+                   "MPI_Waitall:13.0:1:9008:700:13.5\n"
+                   "MPI_Finalize:14.0:-\n";
+  std::string rank0 = writeTrace(dir, {r0, r1});
+  RunResult r = runInfracc({rank0, "-emit=goal-extended"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  // Rank 0: calc 2000 (10.0 -> 12.0), the irecv, calc 4000 (12.5 -> 16.5) which only
+  // irequires the irecv, the send after it, calc 3000, the wait (calc 0) requiring the
+  // irecv and the chain, calc 2000 up to MPI_Finalize. (The writer lists each op's
+  // requires-successors before its irequires-successors.)
+  EXPECT_EQ(r.out, "num_ranks 2\n\n"
+                   "rank 0 {\nl1: calc 2000\nl2: recv 64b from 1 tag 7\nl3: calc 4000\n"
+                   "l4: send 128b to 1 tag 8\nl5: calc 3000\nl6: calc 0\nl7: calc 2000\n"
+                   "l2 requires l1\nl6 requires l2\nl3 irequires l2\nl4 requires l3\n"
+                   "l5 requires l4\nl6 requires l5\nl7 requires l6\n}\n\n"
+                   "rank 1 {\nl1: calc 1000\nl2: send 64b to 0 tag 7\nl3: calc 250\n"
+                   "l4: recv 128b from 0 tag 8\nl5: calc 0\nl6: calc 500\n"
+                   "l2 requires l1\nl5 requires l2\nl3 irequires l2\nl4 requires l3\n"
+                   "l5 requires l4\nl6 requires l5\n}\n");
+  // Plain GOAL that LogGOPSim's parser reads (no collectives to lower here).
+  r = runInfracc({rank0, "-emit=goal"});
+  EXPECT_EQ(r.status, 0) << r.err;
+}
+
+TEST(Liballprof, CollectivesOnSplitCommunicators) {
+  std::string dir = makeTempDir("mpi-split");
+  std::vector<std::string> ranks;
+  for (int me = 0; me < 4; ++me) {
+    std::string c = std::to_string(me);
+    // Colors me%2, keys reversed: comm of color 0 is ranks 2,0; of color 1 ranks 3,1.
+    // The new handle (77 on every rank) is not in the split record itself.
+    std::string sub = std::to_string(me < 2 ? 1 : 0);
+    ranks.push_back("MPI_Init:-:1:2:0.0\n"
+                    "MPI_Comm_size:0.0:5," + c + ",4:555:0.0\n"
+                    "MPI_Comm_split:1.0:5," + c + ",4:" + std::to_string(me % 2) + ":" +
+                    std::to_string(10 - me) + ":4242:2.0\n"
+                    "MPI_Allreduce:2.0:1:2:100:4,8,8:3:77," + sub + ",2:3.0\n"
+                    "MPI_Bcast:3.0:5000:16:4,4,4:3:5," + c + ",4:4.0\n"
+                    "MPI_Barrier:4.0:77," + sub + ",2:5.0\n");
+  }
+  std::string rank0 = writeTrace(dir, ranks, "t-");
+  RunResult r = runInfracc({rank0, "-emit=goal-extended"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.substr(0, r.out.find("\nrank 1 {")),
+            "num_ranks 4\ncomm 1 ranks 2,0\ncomm 2 ranks 3,1\n\n"
+            "rank 0 {\nl1: calc 1000\nl2: allreduce 800b comm 1\nl3: bcast 64b root 3\n"
+            "l4: barrier comm 1\nl2 requires l1\nl3 requires l2\nl4 requires l3\n}\n");
+  // Lowered, proven, and accepted by the verifier.
+  r = runInfracc({dir, "-passes=lower-collectives", "-verify-collectives", "-emit=goal", "-o",
+                  dir + "/out.goal"});
+  EXPECT_EQ(r.status, 0) << r.err;
+}
+
+TEST(Liballprof, Errors) {
+  std::string dir = makeTempDir("mpi-err");
+  std::string rank0 = writeTrace(dir, {"MPI_Init:-:1:2:0.0\nMPI_Send:1.0:4:x:3,1,1:1:0:0,0,2:2.0\n",
+                                       "MPI_Init:-:1:2:0.0\nMPI_Recv:1.0:4:1:3,1,1:0:0:9,1,3:0:2.0\n"});
+  RunResult r = runInfracc({rank0, "-emit=goal"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("pmpi-trace-rank-0.txt:4:16: error: expected a whole number (count) in "
+                       "MPI_Send, found 'x'"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("pmpi-trace-rank-1.txt:4:28: error: cannot tell which ranks form "
+                       "communicator 9 (rank 1 of 3) in the trace of rank 1"),
+            std::string::npos)
+      << r.err;
+  writeFile(dir + "/lonely.txt", "# collprof 0.9\nMPI_Init:-:1:2:0.0\n");
+  r = runInfracc({dir + "/lonely.txt", "-emit=goal"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("lonely.txt: error: the name of rank 0's trace must hold '-0' exactly "
+                       "once"),
+            std::string::npos)
+      << r.err;
+}
+
+} // namespace
