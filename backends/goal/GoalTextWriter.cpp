@@ -60,8 +60,8 @@ void printOrWildcard(LineBuffer &b, uint32_t v) {
     b.num(v);
 }
 
-// `0..7`, `0..14:2`, `3` pieces joined by commas: runs of three or more ranks with a
-// constant step are written as ranges.
+// `0..7`, `0..14:2`, `7..0`, `3` pieces joined by commas: runs of three or more ranks
+// with a constant step (up or down) are written as ranges.
 void printRankList(LineBuffer &b, llvm::ArrayRef<uint32_t> ranks) {
   std::string text;
   for (size_t i = 0; i < ranks.size();) {
@@ -69,14 +69,14 @@ void printRankList(LineBuffer &b, llvm::ArrayRef<uint32_t> ranks) {
       text += ',';
     size_t j = i + 1;
     int64_t step = j < ranks.size() ? int64_t(ranks[j]) - int64_t(ranks[i]) : 0;
-    if (step > 0)
+    if (step != 0)
       while (j + 1 < ranks.size() && int64_t(ranks[j + 1]) - int64_t(ranks[j]) == step)
         ++j;
     text += std::to_string(ranks[i]);
-    if (step > 0 && j - i >= 2) {
+    if (step != 0 && j - i >= 2) {
       text += ".." + std::to_string(ranks[j]);
-      if (step != 1)
-        text += ":" + std::to_string(step);
+      if (step != 1 && step != -1)
+        text += ":" + std::to_string(step < 0 ? -step : step);
       i = j + 1;
     } else {
       ++i;

@@ -11,13 +11,15 @@
 
 namespace infracc::test {
 
-Parsed parseGoalText(const std::string &text, const std::string &name) {
+Parsed parseGoalText(const std::string &text, const std::string &name, bool extended) {
   Parsed r;
   llvm::raw_string_ostream os(r.diags);
   DiagEngine diags(os);
   diags.setErrorLimit(0);
   unsigned id = diags.addBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, name));
-  r.schedule = goal::TextParser(diags, id, goal::Dialect::plain()).parse();
+  r.schedule =
+      goal::TextParser(diags, id, extended ? goal::Dialect::extended() : goal::Dialect::plain())
+          .parse();
   os.flush();
   return r;
 }

@@ -15,8 +15,10 @@ struct Parsed {
   std::string diags;   // everything DiagEngine printed
 };
 
-/// Parses GOAL text as the file `name` (no error limit).
-Parsed parseGoalText(const std::string &text, const std::string &name = "t.goal");
+/// Parses GOAL text as the file `name` (no error limit), in LogGOPSim's dialect or
+/// with `extended` in infracc's (collectives, communicators).
+Parsed parseGoalText(const std::string &text, const std::string &name = "t.goal",
+                     bool extended = false);
 
 /// The `file:line:col: error: ...` / `note:` lines of a diagnostics text, without the
 /// quoted source lines and carets.

@@ -8,7 +8,8 @@
 //   l6: alltoallv 10b,0b,30b,7b comm 1
 //   l7: barrier
 //
-// Clauses come in the order comm, root, algo, cpu, nic, each at most once; `comm`
+// Rank lists are comma-separated ranks and ranges a..b or a..b:step (b < a counts
+// down). Clauses come in the order comm, root, algo, cpu, nic, each at most once; `comm`
 // defaults to 0, the communicator of all ranks.
 #include "compiler/frontends/goal/GoalTextParser.h"
 
@@ -58,7 +59,7 @@ bool parseCommDecl(TextParser &p, const char *keywordLoc) {
   Communicator c;
   c.id = static_cast<uint32_t>(id);
   llvm::DenseSet<uint32_t> seen;
-  std::string rangeHint = "a rank (0.." + std::to_string(p.numRanks() - 1) + ")";
+  std::string rangeHint = "rank";
   uint64_t maxRank = p.numRanks() - 1;
   for (;;) {
     p.skipBlanks();
@@ -72,11 +73,7 @@ bool parseCommDecl(TextParser &p, const char *keywordLoc) {
       const char *bLoc = p.pos();
       if (!p.parseNumber(b, rangeHint, maxRank))
         return false;
-      if (b < a) {
-        p.error(bLoc, "the range " + llvm::Twine(a) + ".." + llvm::Twine(b) +
-                          " is empty; write ranges low..high");
-        return false;
-      }
+      (void)bLoc;
       if (p.consume(":")) {
         p.skipBlanks();
         const char *sLoc = p.pos();
@@ -88,7 +85,10 @@ bool parseCommDecl(TextParser &p, const char *keywordLoc) {
         }
       }
     }
-    for (uint64_t r = a; r <= b; r += step) {
+    // a..b counts down when b < a (a reversed order is a different communicator).
+    uint64_t count = (a <= b ? b - a : a - b) / step + 1;
+    for (uint64_t k = 0; k < count; ++k) {
+      uint64_t r = a <= b ? a + k * step : a - k * step;
       if (!seen.insert(static_cast<uint32_t>(r)).second) {
         p.error(loc, "rank " + llvm::Twine(r) + " is listed twice in communicator " +
                          llvm::Twine(id));
@@ -159,11 +159,8 @@ bool parseCollective(TextParser &p, const OpStatement &st, CollectiveKind kind) 
   };
   for (;;) {
     p.skipBlanks();
-    if (atStatementEnd(p.pos())) {
-      if (!p.endStatement(expected))
-        return false;
-      break;
-    }
+    if (atStatementEnd(p.pos()))
+      break;   // consumed after the checks below (a failed statement skips its line)
     llvm::StringRef word = peekWord(p.pos());
     size_t i = 0;
     while (i < 5 && word != Order[i])
@@ -260,6 +257,8 @@ bool parseCollective(TextParser &p, const OpStatement &st, CollectiveKind kind) 
     for (uint64_t v : vsizes)
       info.bytes += v;
   }
+  if (!p.endStatement(expected))
+    return false;
   uint32_t index = p.builder().addCollective(info);
   p.addOp(st, OpKind::Collective, index, info.bytes, 0, static_cast<uint32_t>(cpu),
           static_cast<uint32_t>(nic));

@@ -1,0 +1,215 @@
+// The extended GOAL dialect: communicator declarations, collective statements with
+// their clauses, the writer printing them back, every parse error, the verifier's
+// check that communicator members issue the same collectives, and -emit=goal
+// refusing unlowered collectives.
+#include "tests/goal/GoalTestUtil.h"
+#include "tests/support/TestUtil.h"
+
+#include "backends/goal/GoalWriter.h"
+#include "compiler/Diagnostics.h"
+#include "ir/Collectives.h"
+#include "passes/Verify.h"
+#include "compiler/frontends/goal/GoalTextParser.h"
+
+#include <llvm/Support/MemoryBuffer.h>
+
+#include <llvm/Support/raw_ostream.h>
+
+#include <gtest/gtest.h>
+
+using namespace infracc;
+using namespace infracc::test;
+
+namespace {
+
+std::string printExtended(const Schedule &s) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  goal::printText(s, os, /*extended=*/true);
+  os.flush();
+  return out;
+}
+
+// Parses the extended dialect and verifies with the same DiagEngine, so that the
+// verifier can point into the text.
+std::string parseAndVerify(const std::string &text, const std::string &name) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  DiagEngine diags(os);
+  diags.setErrorLimit(0);
+  unsigned id = diags.addBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, name));
+  std::optional<Schedule> s = goal::TextParser(diags, id, goal::Dialect::extended()).parse();
+  if (s)
+    verifySchedule(*s, diags, name, VerifyOptions{});
+  os.flush();
+  return out;
+}
+
+std::string verifyMessages(const Schedule &s) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  DiagEngine diags(os);
+  verifySchedule(s, diags, "w.goal", VerifyOptions{});
+  os.flush();
+  return out;
+}
+
+const char *Program = "num_ranks 4\n"
+                      "comm 1 ranks 0,2\n"
+                      "comm 2 ranks 3..0\n"
+                      "comm 3 ranks 1..3:2, 0\n"
+                      "rank 0 {\n"
+                      "l1: allreduce 1048576b comm 1 algo ring cpu 1\n"
+                      "l2: bcast 4096b comm 3 root 2 algo binomial nic 2\n"
+                      "l3: alltoallv 10b,0b comm 1\n"
+                      "l4: barrier\n"
+                      "l5: gather 8b root 3 // a comment\n"
+                      "l2 requires l1\n"
+                      "l3 irequires l2\n"
+                      "}\n"
+                      "rank 1 {\n"
+                      "l1: bcast 4096b comm 3 root 2 algo binomial\n"
+                      "l4: barrier\n"
+                      "l5: gather 8b root 3\n"
+                      "}\n"
+                      "rank 2 {\n"
+                      "l1: allreduce 1048576b comm 1 algo ring\n"
+                      "l3: alltoallv 1b,2b comm 1\n"
+                      "l4: barrier\n"
+                      "l5: gather 8b root 3\n"
+                      "}\n"
+                      "rank 3 {\n"
+                      "l1: bcast 4096b comm 3 root 2 algo binomial\n"
+                      "l4: barrier\n"
+                      "l5: gather 8b root 3\n"
+                      "}\n";
+
+TEST(CollectiveDialect, ParsesAndPrintsBack) {
+  Parsed p = parseGoalText(Program, "c.goal", true);
+  ASSERT_TRUE(p.schedule) << p.diags;
+  const Schedule &s = *p.schedule;
+  // comm 0 (all ranks) is added when first used.
+  ASSERT_EQ(s.communicators().size(), 4u);
+  EXPECT_EQ(s.communicators()[1].ranks, (std::vector<uint32_t>{3, 2, 1, 0}));
+  EXPECT_EQ(s.communicators()[2].ranks, (std::vector<uint32_t>{1, 3, 0}));
+  EXPECT_EQ(s.communicators()[3].ranks, (std::vector<uint32_t>{0, 1, 2, 3}));
+  const CollectiveInfo &a = s.collectives()[s.peer(0)];
+  EXPECT_EQ(a.kind, CollectiveKind::Allreduce);
+  EXPECT_EQ(a.bytes, 1048576u);
+  EXPECT_EQ(a.algorithm, uint32_t(CollAlgorithm::Ring));
+  EXPECT_EQ(s.cpu(0), 1u);
+  const CollectiveInfo &v = s.collectives()[s.peer(2)];
+  EXPECT_EQ(v.kind, CollectiveKind::Alltoallv);
+  EXPECT_EQ(v.bytes, 10u);
+  EXPECT_EQ(s.vsizes()[v.vsizesBegin + 1], 0u);
+  std::string printed = printExtended(s);
+  EXPECT_EQ(printed.substr(0, printed.find("rank 1 {")),
+            "num_ranks 4\ncomm 1 ranks 0,2\ncomm 2 ranks 3..0\ncomm 3 ranks 1,3,0\n\n"
+            "rank 0 {\nl1: allreduce 1048576b comm 1 algo ring cpu 1\n"
+            "l2: bcast 4096b comm 3 root 2 algo binomial nic 2\n"
+            "l3: alltoallv 10b,0b comm 1\nl4: barrier\nl5: gather 8b root 3\n"
+            "l2 requires l1\nl3 irequires l2\n}\n\n");
+  // Reading the printed text gives the same schedule.
+  Parsed again = parseGoalText(printed, "again.goal", true);
+  ASSERT_TRUE(again.schedule) << again.diags;
+  EXPECT_EQ(printExtended(*again.schedule), printed);
+  EXPECT_EQ(verifyMessages(s), "");
+}
+
+TEST(CollectiveDialect, ParseErrors) {
+  Parsed p = parseGoalText("num_ranks 4\n"
+                           "comm 0 ranks 0\n"
+                           "comm 1 ranks 0,0\n"
+                           "comm 2 ranks 5\n"
+                           "comm 4 ranks 0..3:0\n"
+                           "comm 5 rank 1\n"
+                           "comm 6 ranks 1\n"
+                           "comm 6 ranks 2\n"
+                           "rank 0 {\n"
+                           "l1: allreduce 10b comm 9\n"
+                           "l2: allreduce 10 comm 6\n"
+                           "l3: bcast 10b root 7\n"
+                           "l4: allreduce 10b root 1\n"
+                           "l5: allreduce 10b algo fast\n"
+                           "l6: allreduce 10b cpu 1 comm 6\n"
+                           "l7: alltoallv 1b,2b\n"
+                           "l8: barrier 5b\n"
+                           "l9: reduce 8b comm 6 comm 6\n"
+                           "}\nrank 1 {\n}\nrank 2 {\n}\nrank 3 {\n}\n",
+                           "e.goal", true);
+  EXPECT_EQ(messageLines(p.diags),
+            (std::vector<std::string>{
+                "e.goal:2:6: error: communicator 0 is predeclared as all ranks (0..3); declare "
+                "others with ids from 1",
+                "e.goal:3:16: error: rank 0 is listed twice in communicator 1",
+                "e.goal:4:14: error: rank 5 is too large (at most 3)",
+                "e.goal:5:19: error: a range step must be at least 1",
+                "e.goal:6:8: error: expected 'ranks' after the communicator id: comm <id> ranks "
+                "<list>, found 'rank'",
+                "e.goal:8:6: error: communicator 6 is declared twice",
+                "e.goal:10:19: error: communicator 9 is not declared; declare it after "
+                "num_ranks: comm 9 ranks <list>",
+                "e.goal:11:18: error: expected 'b' after the size (sizes are written like "
+                "1024b), found 'comm'",
+                "e.goal:12:15: error: root 7 is not a rank of communicator 0, which has 4 ranks "
+                "(roots are communicator ranks 0..3)",
+                "e.goal:13:19: error: allreduce has no root (only bcast, reduce, gather and "
+                "scatter do)",
+                "e.goal:14:24: error: unknown algorithm 'fast'; algorithms are auto, ring, "
+                "recdoub, rabenseifner, binomial, binary, dbtree, dissemination, linear, "
+                "pairwise, bruck, direct, hierarchical",
+                "e.goal:15:25: error: 'comm' must come before 'cpu' (clauses go in the order "
+                "comm, root, algo, cpu, nic)",
+                "e.goal:16:15: error: alltoallv gives 2 sizes, but communicator 0 has 4 ranks "
+                "(one size per rank, in communicator order)",
+                "e.goal:17:13: error: expected 'comm', 'algo', 'cpu', 'nic', or the end of the "
+                "line after the barrier, found '5b'",
+                "e.goal:18:22: error: 'comm' is given twice"}));
+}
+
+TEST(CollectiveDialect, VerifierReportsTheFirstMismatch) {
+  // Rank 2 issues a different size as its first collective on communicator 1.
+  std::string text = Program;
+  text.replace(text.find("l1: allreduce 1048576b comm 1 algo ring\n"),
+               std::string("l1: allreduce 1048576b comm 1 algo ring\n").size(),
+               "l1: allreduce 2048b comm 1 algo ring\n");
+  std::string out = parseAndVerify(text, "m.goal");
+  EXPECT_EQ(messageLines(out),
+            (std::vector<std::string>{
+                "m.goal:20:5: error: collective mismatch on communicator 1: rank 2 "
+                "(communicator 1 rank 1) issues 'allreduce 2048b algo ring' as its 1st "
+                "collective there, but rank 0 (its rank 0) issues 'allreduce 1048576b algo ring'",
+                "m.goal:6:5: note: the 1st collective of rank 0 on communicator 1"}));
+
+  // Rank 3 skips its gather; rank 1 issues a collective on a communicator it is not in.
+  text = Program;
+  text.replace(text.rfind("l5: gather 8b root 3\n"), 21, "");
+  text.replace(text.find("l4: barrier\nl5: gather 8b root 3\n}\nrank 2"), 11,
+               "l4: barrier\nl6: barrier comm 1");
+  out = parseAndVerify(text, "n.goal");
+  EXPECT_EQ(messageLines(out),
+            (std::vector<std::string>{
+                "n.goal:17:5: error: rank 1 issues barrier algo auto on communicator 1, but it "
+                "is not one of that communicator's 2 ranks",
+                "n.goal:10:5: error: collective mismatch on communicator 0: rank 0 (its rank 0) "
+                "issues 'gather 8b root 3 algo auto' as its 2nd collective there, but rank 3 "
+                "(communicator 0 rank 3) issues only 1"}));
+}
+
+TEST(CollectiveDialect, PlainGoalRefusesCollectives) {
+  std::string dir = makeTempDir("coll-refuse");
+  writeFile(dir + "/c.goal", Program);
+  RunResult r = runInfracc({dir + "/c.goal", "-emit=goal"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, dir + "/c.goal: error: rank 0 operation 'l1' is a collective (allreduce), "
+                         "which plain GOAL cannot express; lower it to sends, recvs and calcs "
+                         "with -passes=lower-collectives (or write the extended dialect with "
+                         "-emit=goal-extended)\n" +
+                         dir + "/c.goal: note: 14 more collective operations are not lowered\n");
+  r = runInfracc({dir + "/c.goal", "-passes=lower-collectives", "-verify-collectives",
+                  "-emit=goal"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.find("allreduce"), std::string::npos);
+}
+
+} // namespace
