@@ -60,11 +60,19 @@ private:
 llvm::Error checkBinary(const Schedule &s, DiagEngine &diags, llvm::StringRef where) {
   unsigned before = diags.errorCount();
   bool cpuTooBig = s.maxCpu() > bin::MaxIndex, nicTooBig = s.maxNic() > bin::MaxIndex;
+  uint64_t collectives = 0;
   for (uint32_t r = 0; r < s.numRanks() && !diags.shouldStop(); ++r) {
     uint32_t end = s.rankBegin(r) + s.numOps(r);
     for (uint32_t g = s.rankBegin(r); g < end && !diags.shouldStop(); ++g) {
       auto op = [&] { return "rank " + std::to_string(r) + " operation " + s.opName(g); };
       OpKind k = s.kind(g);
+      if (k == OpKind::Collective) {
+        if (!collectives++)
+          diags.error(where, op() + " is a collective, which binary GOAL cannot hold; lower "
+                                    "it to sends, recvs and calcs with "
+                                    "-passes=lower-collectives");
+        continue;
+      }
       if (!isGoalCoreKind(k)) {
         diags.error(where, op() + " is a " + opKindName(k) +
                                ", which binary GOAL cannot hold; lower it first (binary GOAL "
@@ -83,6 +91,8 @@ llvm::Error checkBinary(const Schedule &s, DiagEngine &diags, llvm::StringRef wh
                                "so this schedule can only be written as text (-emit=goal)");
     }
   }
+  if (collectives > 1)
+    diags.note(where, llvm::Twine(collectives - 1) + " more collective operations are not lowered");
   return diags.errorCount() != before ? reportedError() : llvm::Error::success();
 }
 

@@ -81,6 +81,20 @@ TEST(Liballprof, CollectivesOnSplitCommunicators) {
   EXPECT_EQ(r.status, 0) << r.err;
 }
 
+TEST(Liballprof, WorldRankFieldIsNotTrusted) {
+  // Old liballprof versions wrote rank 0 in every rank's world communicator (as in
+  // the bcast sample of Schedgen's repository); the world is recognised by its size.
+  std::string dir = makeTempDir("mpi-world");
+  std::vector<std::string> ranks;
+  for (int me = 0; me < 3; ++me)
+    ranks.push_back("MPI_Init:-:1:2:1.0\nMPI_Bcast:3.0:56:12:13,1,1:0:5641280,0,3:4.0\n");
+  std::string rank0 = writeTrace(dir, ranks, "trace_bcast-");
+  RunResult r = runInfracc({rank0, "-emit=goal-extended"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.substr(0, r.out.find("\nrank 1 {")),
+            "num_ranks 3\n\nrank 0 {\nl1: calc 2000\nl2: bcast 12b\nl2 requires l1\n}\n");
+}
+
 TEST(Liballprof, Errors) {
   std::string dir = makeTempDir("mpi-err");
   std::string rank0 = writeTrace(dir, {"MPI_Init:-:1:2:0.0\nMPI_Send:1.0:4:x:3,1,1:1:0:0,0,2:2.0\n",

@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 
 namespace infracc::mpi {
 
@@ -79,6 +80,7 @@ private:
   std::vector<std::vector<uint32_t>> comms_;                 // members per communicator
   std::vector<llvm::DenseMap<uint64_t, uint32_t>> bound_;    // per rank: handle -> comm
   llvm::StringSet<> warned_;
+  std::set<std::pair<uint32_t, uint64_t>> unknownReported_;
   bool failed_ = false;
 };
 
@@ -234,7 +236,9 @@ void Reader::buildCommunicators() {
       CommRef cr;
       if (!comm(c, size_t(g), cr))
         continue;
-      if (!world && cr.size == int64_t(P_) && cr.rank == int64_t(r)) {
+      // The rank field is not trusted here: old liballprof versions wrote 0 for
+      // every rank (the bcast sample of Schedgen's repository does).
+      if (!world && cr.size == int64_t(P_)) {
         bound_[r][cr.handle] = 0;
         world = true;
       }
@@ -328,6 +332,9 @@ uint32_t Reader::commOf(uint32_t rank, const Call &c, size_t g) {
     return ~0u;
   auto it = bound_[rank].find(cr.handle);
   if (it == bound_[rank].end()) {
+    failed_ = true;
+    if (!unknownReported_.insert({rank, cr.handle}).second)
+      return ~0u;   // reported at its first use
     error(c.groups[g], "cannot tell which ranks form communicator " + llvm::Twine(cr.handle) +
                            " (rank " + llvm::Twine(cr.rank) + " of " + llvm::Twine(cr.size) +
                            ") in the trace of rank " + llvm::Twine(rank) +
@@ -337,6 +344,8 @@ uint32_t Reader::commOf(uint32_t rank, const Call &c, size_t g) {
     return ~0u;
   }
   const std::vector<uint32_t> &m = comms_[it->second];
+  if (it->second == 0 && cr.size == int64_t(m.size()))
+    return 0;   // the world: its rank is the global one, whatever the field says
   if (cr.size != int64_t(m.size()) || cr.rank < 0 || cr.rank >= cr.size || m[cr.rank] != rank) {
     error(c.groups[g], "communicator " + llvm::Twine(cr.handle) + " says rank " +
                            llvm::Twine(cr.rank) + " of " + llvm::Twine(cr.size) +
