@@ -21,7 +21,7 @@ TEST(PassManager, PassesRunInTheOrderGiven) {
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err.rfind("infracc: error: unknown pass 'plce' in -passes; passes are: ", 0), 0u)
       << r.err;
-  EXPECT_NE(r.err.find("intranode-calc, merge-jobs, place, remap-gpus, split-nodes"),
+  EXPECT_NE(r.err.find("passes are: intranode-calc, lower-collectives, merge-jobs, place, remap-gpus, split-nodes, verify"),
             std::string::npos);
   // split-nodes before remap-gpus has nothing to split.
   r = d.run({"pairs4.goal", "-passes=split-nodes,remap-gpus", "-emit=goal"});
