@@ -94,14 +94,14 @@ std::string helpAppendix() {
   llvm::raw_string_ostream os(s);
   os << "\nTARGETS (-emit=):\n";
   for (const Target *t : TargetRegistry::all())
-    os << llvm::format("  %-16s %s\n", t->name.c_str(), t->description.c_str());
+    os << llvm::format("  %-17s %s\n", t->name.c_str(), t->description.c_str());
   os << "\nINPUTS (recognised by extension, then by content):\n";
   for (const InputFormat *f : InputRegistry::all())
-    os << llvm::format("  %-16s %s\n", llvm::join(f->extensions, " ").c_str(),
+    os << llvm::format("  %-17s %s\n", llvm::join(f->extensions, " ").c_str(),
                        f->description.c_str());
   os << "\nPASSES (-passes=):\n";
   for (const PassInfo *p : PassRegistry::all())
-    os << llvm::format("  %-16s %s\n", p->name.c_str(), p->description.c_str());
+    os << llvm::format("  %-17s %s\n", p->name.c_str(), p->description.c_str());
   os << "\nEXIT STATUS: 0 success, 1 bad input, 2 bad usage.\n";
   return s;
 }
