@@ -10,8 +10,8 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <gtest/gtest.h>
+#include <llvm/Support/Regex.h>
 
-#include <regex>
 #include <sstream>
 
 using namespace infracc;
@@ -110,14 +110,15 @@ TEST(GoalWriter, RoundTripIsTheIdentityOnTheIR) {
 TEST(GoalWriter, LinesFollowLlampsSyntax) {
   // LLAMP (spcl/llamp mpi-dep-graph/file_parser.py) reads GOAL line by line with these
   // regular expressions and rejects any other non-blank line. It has no -1 wildcards.
-  const std::regex patterns[] = {
-      std::regex(R"(^num_ranks\s+(\d+)$)"),
-      std::regex(R"(^rank\s+(\d+)\s+\{$)"),
-      std::regex(R"(^\}$)"),
-      std::regex(R"(^l(\d+)\s*:\s*send\s+(\d+)b\s+to\s+(\d+)(?:\s+tag\s+(\d+))?(?:\s+cpu\s+(\d+))?(?:\s*nic\s+(\d+))?$)"),
-      std::regex(R"(^l(\d+)\s*:\s*recv\s+(\d+)b\s+from\s+(\d+)(?:\s+tag\s+(\d+))?(?:\s+cpu\s+(\d+))?(?:\s*nic\s+(\d+))?$)"),
-      std::regex(R"(^l(\d+)\s*:\s*calc\s+(\d+)(?:\s+cpu\s+(\d+))?$)"),
-      std::regex(R"(^l(\d+)\s+(irequires|requires)\s+l(\d+)$)"),
+  // Written in POSIX ERE (llvm::Regex): \s is [[:space:]], \d is [0-9].
+  const char *patterns[] = {
+      R"(^num_ranks[[:space:]]+([0-9]+)$)",
+      R"(^rank[[:space:]]+([0-9]+)[[:space:]]+\{$)",
+      R"(^\}$)",
+      R"(^l([0-9]+)[[:space:]]*:[[:space:]]*send[[:space:]]+([0-9]+)b[[:space:]]+to[[:space:]]+([0-9]+)([[:space:]]+tag[[:space:]]+([0-9]+))?([[:space:]]+cpu[[:space:]]+([0-9]+))?([[:space:]]*nic[[:space:]]+([0-9]+))?$)",
+      R"(^l([0-9]+)[[:space:]]*:[[:space:]]*recv[[:space:]]+([0-9]+)b[[:space:]]+from[[:space:]]+([0-9]+)([[:space:]]+tag[[:space:]]+([0-9]+))?([[:space:]]+cpu[[:space:]]+([0-9]+))?([[:space:]]*nic[[:space:]]+([0-9]+))?$)",
+      R"(^l([0-9]+)[[:space:]]*:[[:space:]]*calc[[:space:]]+([0-9]+)([[:space:]]+cpu[[:space:]]+([0-9]+))?$)",
+      R"(^l([0-9]+)[[:space:]]+(irequires|requires)[[:space:]]+l([0-9]+)$)",
   };
   for (const char *name : {"irequires", "cpu_nic", "empty_ranks", "labels"}) {
     SCOPED_TRACE(name);
@@ -128,11 +129,15 @@ TEST(GoalWriter, LinesFollowLlampsSyntax) {
       if (line.empty())
         continue;
       bool matched = false;
-      for (const std::regex &re : patterns)
-        matched |= std::regex_match(line, re);
+      for (const char *re : patterns)
+        matched |= llvm::Regex(re).match(line);
       EXPECT_TRUE(matched) << line;
     }
   }
+  // The patterns do reject what LLAMP rejects.
+  for (const char *bad : {"  l1: calc 5", "l1: recv 8b from -1", "l2: send 8 b to 1"})
+    for (const char *re : patterns)
+      EXPECT_FALSE(llvm::Regex(re).match(bad)) << bad;
 }
 
 TEST(GoalWriter, RefusesWhatPlainGoalCannotExpress) {
