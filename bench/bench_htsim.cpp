@@ -123,8 +123,11 @@ int workloadCase(const std::string &kind, uint32_t P) {
 int inChild(const std::function<int()> &f) {
   llvm::outs().flush();
   pid_t pid = fork();
-  if (pid == 0)
-    _exit(f());
+  if (pid == 0) {
+    int r = f();
+    llvm::outs().flush(); // _exit skips the stream's destructor
+    _exit(r);
+  }
   int status = 0;
   waitpid(pid, &status, 0);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
