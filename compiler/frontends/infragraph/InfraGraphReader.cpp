@@ -726,67 +726,62 @@ void Reader::readAnnotations(const YamlNode *n, Annotations &out) {
     return;
   static const StringRef keys[] = {"nodes", "edges", "links", "graph"};
   checkKeys(n, keys, "'annotations'");
-  if (const YamlNode *v = n->get("nodes"))
-    if (auto *items = list(v, "'nodes' of 'annotations'"))
-      for (size_t i = 0; i < items->size() && !stop(); ++i) {
-        const YamlNode *m = (*items)[i];
-        std::string what = fmt::format("node annotation #{}", i + 1);
-        if (!map(m, what))
-          continue;
-        static const StringRef nkeys[] = {"name", "attributes"};
-        checkKeys(m, nkeys, what);
-        Annotations::NodeAnn a;
-        a.loc = m->loc;
-        if (const YamlNode *nm = require(m, "name", what))
-          if (auto s = identifier(nm, "name", what)) {
-            a.name = *s;
-            a.loc = nm->loc;
-          }
-        if (const YamlNode *at = m->get("attributes"))
-          readAttributes(at, what, a.attributes);
-        out.nodes.push_back(std::move(a));
+  // Each of nodes/edges/links is a list of maps with known keys; fn reads one map.
+  auto eachItem = [&](StringRef key, StringRef kind, llvm::ArrayRef<StringRef> itemKeys,
+                      auto &&fn) {
+    const YamlNode *v = n->get(key);
+    if (!v)
+      return;
+    auto *items = list(v, "'" + key + "' of 'annotations'");
+    if (!items)
+      return;
+    for (size_t i = 0; i < items->size() && !stop(); ++i) {
+      const YamlNode *m = (*items)[i];
+      std::string what = fmt::format("{} annotation #{}", kind.str(), i + 1);
+      if (!map(m, what))
+        continue;
+      checkKeys(m, itemKeys, what);
+      fn(m, what);
+    }
+  };
+  auto attributesOf = [&](const YamlNode *m, const std::string &what, auto &a) {
+    if (const YamlNode *at = m->get("attributes"))
+      readAttributes(at, what, a.attributes);
+  };
+  // Node and link annotations: a name and attributes; the name locates diagnostics.
+  auto named = [&](auto &a, const YamlNode *m, const std::string &what) {
+    a.loc = m->loc;
+    if (const YamlNode *nm = require(m, "name", what))
+      if (auto s = identifier(nm, "name", what)) {
+        a.name = *s;
+        a.loc = nm->loc;
       }
-  if (const YamlNode *v = n->get("edges"))
-    if (auto *items = list(v, "'edges' of 'annotations'"))
-      for (size_t i = 0; i < items->size() && !stop(); ++i) {
-        const YamlNode *m = (*items)[i];
-        std::string what = fmt::format("edge annotation #{}", i + 1);
-        if (!map(m, what))
-          continue;
-        static const StringRef ekeys[] = {"ep1", "ep2", "attributes"};
-        checkKeys(m, ekeys, what);
-        Annotations::EdgeAnn a;
-        a.loc = m->loc;
-        if (const YamlNode *e1 = require(m, "ep1", what))
-          if (auto s = identifier(e1, "ep1", what))
-            a.ep1 = *s;
-        if (const YamlNode *e2 = require(m, "ep2", what))
-          if (auto s = identifier(e2, "ep2", what))
-            a.ep2 = *s;
-        if (const YamlNode *at = m->get("attributes"))
-          readAttributes(at, what, a.attributes);
-        out.edges.push_back(std::move(a));
-      }
-  if (const YamlNode *v = n->get("links"))
-    if (auto *items = list(v, "'links' of 'annotations'"))
-      for (size_t i = 0; i < items->size() && !stop(); ++i) {
-        const YamlNode *m = (*items)[i];
-        std::string what = fmt::format("link annotation #{}", i + 1);
-        if (!map(m, what))
-          continue;
-        static const StringRef lkeys[] = {"name", "attributes"};
-        checkKeys(m, lkeys, what);
-        Annotations::LinkAnn a;
-        a.loc = m->loc;
-        if (const YamlNode *nm = require(m, "name", what))
-          if (auto s = identifier(nm, "name", what)) {
-            a.name = *s;
-            a.loc = nm->loc;
-          }
-        if (const YamlNode *at = m->get("attributes"))
-          readAttributes(at, what, a.attributes);
-        out.links.push_back(std::move(a));
-      }
+    attributesOf(m, what, a);
+  };
+  static const StringRef namedKeys[] = {"name", "attributes"};
+  static const StringRef edgeKeys[] = {"ep1", "ep2", "attributes"};
+  eachItem("nodes", "node", namedKeys, [&](const YamlNode *m, const std::string &what) {
+    Annotations::NodeAnn a;
+    named(a, m, what);
+    out.nodes.push_back(std::move(a));
+  });
+  eachItem("edges", "edge", edgeKeys, [&](const YamlNode *m, const std::string &what) {
+    Annotations::EdgeAnn a;
+    a.loc = m->loc;
+    if (const YamlNode *e1 = require(m, "ep1", what))
+      if (auto s = identifier(e1, "ep1", what))
+        a.ep1 = *s;
+    if (const YamlNode *e2 = require(m, "ep2", what))
+      if (auto s = identifier(e2, "ep2", what))
+        a.ep2 = *s;
+    attributesOf(m, what, a);
+    out.edges.push_back(std::move(a));
+  });
+  eachItem("links", "link", namedKeys, [&](const YamlNode *m, const std::string &what) {
+    Annotations::LinkAnn a;
+    named(a, m, what);
+    out.links.push_back(std::move(a));
+  });
   if (const YamlNode *v = n->get("graph"))
     readAttributes(v, "the graph annotation", out.graph);
 }
