@@ -375,6 +375,21 @@ void Reader::buildRank(uint32_t rank, ScheduleBuilder &b) {
     link(op);
     cur.assign(1, {op, k});
   };
+  // A nonblocking call remembers its request (the field at group g) for the wait, and
+  // the next op only irequires it: the transfer overlaps what follows. False on a bad
+  // request field (already reported).
+  auto thenMaybeNonblocking = [&](uint32_t op, bool nonblocking, const Call &c, size_t g) {
+    if (!nonblocking) {
+      then(op);
+      return true;
+    }
+    uint64_t req;
+    if (!unsignedValue(c, g, 0, req, "request"))
+      return false;
+    requests[req] = op;
+    then(op, DepKind::IRequires);
+    return true;
+  };
   auto tagFor = [&](const Call &c, size_t g, uint32_t commIndex, bool recv, uint32_t &out) {
     int64_t tag;
     if (!integer(c, g, 0, tag, "tag"))
@@ -488,15 +503,8 @@ void Reader::buildRank(uint32_t rank, ScheduleBuilder &b) {
           !tagFor(c, 6, ci, false, tag) || skip)
         continue;
       uint32_t op = b.addSend(size, peer, tag);
-      if (isend) {
-        uint64_t req;
-        if (!unsignedValue(c, 8, 0, req, "request"))
-          continue;
-        requests[req] = op;
-        then(op, DepKind::IRequires);
-      } else {
-        then(op);
-      }
+      if (!thenMaybeNonblocking(op, isend, c, 8))
+        continue;
     } else if (n == "MPI_Recv" || n == "MPI_Irecv") {
       if (!expectGroups(c, 10))
         continue;
@@ -507,15 +515,8 @@ void Reader::buildRank(uint32_t rank, ScheduleBuilder &b) {
           !tagFor(c, 6, ci, true, tag) || skip)
         continue;
       uint32_t op = b.addRecv(size, peer, tag);
-      if (n == "MPI_Irecv") {
-        uint64_t req;
-        if (!unsignedValue(c, 8, 0, req, "request"))
-          continue;
-        requests[req] = op;
-        then(op, DepKind::IRequires);
-      } else {
-        then(op);
-      }
+      if (!thenMaybeNonblocking(op, n == "MPI_Irecv", c, 8))
+        continue;
     } else if (n == "MPI_Sendrecv") {
       if (!expectGroups(c, 15))
         continue;
@@ -583,15 +584,8 @@ void Reader::buildRank(uint32_t rank, ScheduleBuilder &b) {
       uint32_t op = collective(c, k, 7, size, 0, {});
       if (op == ~0u)
         continue;
-      if (nb) {
-        uint64_t req;
-        if (!unsignedValue(c, 8, 0, req, "request"))
-          continue;
-        requests[req] = op;
-        then(op, DepKind::IRequires);
-      } else {
-        then(op);
-      }
+      if (!thenMaybeNonblocking(op, nb, c, 8))
+        continue;
     } else if (n == "MPI_Reduce") {
       uint64_t size;
       int64_t root;
