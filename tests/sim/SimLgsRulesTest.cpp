@@ -4,6 +4,7 @@
 // -O2) on the same schedule written as GOAL and converted with its txt2bin.
 // Defaults: L=2500 o=1500 g=1000 G=6 O=0 S=65535.
 #include "tests/sim/SimTestUtil.h"
+#include "tests/support/TestSchedules.h"
 
 #include <gtest/gtest.h>
 
@@ -266,22 +267,7 @@ TEST(SimLgsRules, IRequiresReleasesAtStartAndTheNbp2pExampleGives1506And5504) {
   // start but runs at the CPU clock 1501..1503, l4 1503..1506.
   // Rank 1: l1 0..1, l2 posted at 1 (frees l3: 1..3), message at 1+1500+2500 = 4001,
   // o until 5501, l4 5501..5504.
-  Schedule s = [] {
-    ScheduleBuilder b(2);
-    for (uint32_t r = 0; r < 2; ++r) {
-      b.beginRank(r);
-      auto l1 = b.addCalc(1);
-      auto l2 = r == 0 ? b.addSend(1, 1) : b.addRecv(1, 0);
-      auto l3 = b.addCalc(2);
-      auto l4 = b.addCalc(3);
-      b.addDependency(l2, l1, DepKind::Requires);
-      b.addDependency(l3, l2, DepKind::IRequires);
-      b.addDependency(l4, l2, DepKind::Requires);
-      b.addDependency(l4, l3, DepKind::Requires);
-      b.endRank();
-    }
-    return b.finish();
-  }();
+  Schedule s = nbp2p();
   SimResult r = runLgs(s);
   EXPECT_EQ(hosts(r), (std::vector<uint64_t>{1506, 5504}));
   EXPECT_EQ(r.events, 9u);   // LogGOPSim prints Events: 9

@@ -4,6 +4,7 @@
 // is LogGOPSim's (checked against its output on the same schedules).
 #include "tests/sim/SchedgenPatterns.h"
 #include "tests/sim/SimTestUtil.h"
+#include "tests/support/TestSchedules.h"
 
 #include "compiler/Diagnostics.h"
 
@@ -109,20 +110,7 @@ TEST(SimText, AnEmptyScheduleFinishesAtZero) {
 TEST(SimCriticalPath, Nbp2pIsComputationOverheadAndLatency) {
   // Rank 1 finishes last (5504): l4 (cpu) <- the message (o charged 4001..5501, via its
   // arrival) <- rank 0's send (o 1..1501, then L to 4001; via cpu) <- l1 (0..1).
-  ScheduleBuilder b(2);
-  for (uint32_t r = 0; r < 2; ++r) {
-    b.beginRank(r);
-    auto l1 = b.addCalc(1);
-    auto l2 = r == 0 ? b.addSend(1, 1) : b.addRecv(1, 0);
-    auto l3 = b.addCalc(2);
-    auto l4 = b.addCalc(3);
-    b.addDependency(l2, l1, DepKind::Requires);
-    b.addDependency(l3, l2, DepKind::IRequires);
-    b.addDependency(l4, l2, DepKind::Requires);
-    b.addDependency(l4, l3, DepKind::Requires);
-    b.endRank();
-  }
-  Schedule s = b.finish();
+  Schedule s = nbp2p();
   sim::SimResult r = runLgs(s, "", nullptr, true);
   const sim::CriticalPath &p = r.criticalPath;
   ASSERT_TRUE(p.valid);

@@ -1,34 +1,13 @@
 #include "visualize/ScheduleView.h"
 
+#include "tests/support/TestSchedules.h"
 #include "tests/support/TestUtil.h"
 
 #include <gtest/gtest.h>
 
 using namespace infracc;
 using namespace infracc::viz;
-
-namespace {
-
-// spcl/LogGOPSim2's test-nbp2p (reference notes §1.4a): a send/recv pair, each rank
-// with calcs before and after and an irequires edge.
-Schedule nbp2p() {
-  ScheduleBuilder b(2);
-  for (uint32_t r = 0; r < 2; ++r) {
-    b.beginRank(r);
-    auto l1 = b.addCalc(1);
-    auto l2 = r == 0 ? b.addSend(1, 1) : b.addRecv(1, 0);
-    auto l3 = b.addCalc(2);
-    auto l4 = b.addCalc(3);
-    b.addDependency(l2, l1, DepKind::Requires);
-    b.addDependency(l3, l2, DepKind::IRequires);
-    b.addDependency(l4, l2, DepKind::Requires);
-    b.addDependency(l4, l3, DepKind::Requires);
-    b.endRank();
-  }
-  return b.finish();
-}
-
-} // namespace
+using infracc::test::nbp2p;
 
 TEST(ScheduleView, LabelsReadLikeGoal) {
   ScheduleBuilder b(4);
