@@ -342,7 +342,7 @@ int runDriver(int argc, char **argv) {
   cl::SetVersionPrinter([](llvm::raw_ostream &os) {
     os << "infracc " << INFRACC_VERSION << "\n"
        << "  a compiler for network-infrastructure studies: InfraGraph fabrics and GOAL/MPI\n"
-       << "  workloads in; htsim, ns-3, ASTRA-sim, LogGOPSim, LLAMP inputs and simulations out\n"
+       << "  workloads in; htsim, LogGOPSim and LLAMP inputs, simulations and pictures out\n"
        << "  built with LLVM " << LLVM_VERSION_STRING << "\n";
   });
   static std::string appendix = helpAppendix();
