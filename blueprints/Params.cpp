@@ -12,22 +12,15 @@
 
 namespace infracc::blueprints {
 
+// Parameter and blueprint names are short words: allow about one edit in three.
+static unsigned nameLimit(llvm::StringRef bad) { return std::max<unsigned>(2, bad.size() / 3) + 1; }
+
 std::string closestName(llvm::StringRef bad, llvm::ArrayRef<std::string> names) {
-  unsigned best = std::max<unsigned>(2, bad.size() / 3) + 1;
-  llvm::StringRef pick;
-  for (const std::string &n : names) {
-    unsigned d = bad.edit_distance(n, true, best);
-    if (d < best) {
-      best = d;
-      pick = n;
-    }
-  }
-  return pick.str();
+  return infracc::closestName(bad, names, nameLimit(bad));
 }
 
 std::string didYouMean(llvm::StringRef bad, llvm::ArrayRef<std::string> names) {
-  std::string pick = closestName(bad, names);
-  return pick.empty() ? std::string() : fmt::format("; did you mean '{}'?", pick);
+  return infracc::didYouMean(bad, names, nameLimit(bad));
 }
 
 std::string suggestValues(uint64_t v, const std::function<bool(uint64_t)> &valid, uint64_t min,

@@ -100,4 +100,27 @@ inline llvm::Error inputError(const llvm::Twine &msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
 }
 
+/// The entry of `names` closest to `bad` with fewer than `limit` edits (the first of
+/// equally close ones), or "" — for "did you mean" hints in messages.
+template <typename Range>
+std::string closestName(llvm::StringRef bad, const Range &names, unsigned limit = 3) {
+  unsigned best = limit;
+  llvm::StringRef pick;
+  for (llvm::StringRef n : names) {
+    unsigned d = bad.edit_distance(n, true, best);
+    if (d < best) {
+      best = d;
+      pick = n;
+    }
+  }
+  return pick.str();
+}
+
+/// "; did you mean 'x'?" for closestName(), or "".
+template <typename Range>
+std::string didYouMean(llvm::StringRef bad, const Range &names, unsigned limit = 3) {
+  std::string pick = closestName(bad, names, limit);
+  return pick.empty() ? std::string() : "; did you mean '" + pick + "'?";
+}
+
 } // namespace infracc

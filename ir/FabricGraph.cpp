@@ -244,19 +244,6 @@ std::string joinNames(llvm::ArrayRef<std::string> names, size_t limit = 12) {
   return out;
 }
 
-std::string didYouMean(llvm::StringRef bad, llvm::ArrayRef<std::string> names) {
-  unsigned best = 3;
-  llvm::StringRef pick;
-  for (const std::string &n : names) {
-    unsigned d = bad.edit_distance(n, true, best);
-    if (d < best) {
-      best = d;
-      pick = n;
-    }
-  }
-  return pick.empty() ? std::string() : fmt::format("; did you mean '{}'?", pick.str());
-}
-
 std::string describeSlice(const PathElem &e) {
   std::string s = e.name;
   if (!e.slice)

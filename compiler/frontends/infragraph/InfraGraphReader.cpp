@@ -35,19 +35,6 @@ std::string quoteList(llvm::ArrayRef<StringRef> names) {
   return out;
 }
 
-std::string didYouMean(StringRef bad, llvm::ArrayRef<StringRef> names) {
-  unsigned best = 3;
-  StringRef pick;
-  for (StringRef n : names) {
-    unsigned d = bad.edit_distance(n, true, best);
-    if (d < best) {
-      best = d;
-      pick = n;
-    }
-  }
-  return pick.empty() ? std::string() : fmt::format("; did you mean '{}'?", pick.str());
-}
-
 const StringRef ComponentKinds[] = {"custom", "device", "cpu",  "xpu",
                                     "nic",    "memory", "port", "switch"};
 const StringRef BandwidthUnits[] = {"gigabits_per_second", "gigabytes_per_second",
