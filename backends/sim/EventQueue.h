@@ -50,6 +50,8 @@ public:
     h_[i] = e;
   }
 
+  const Event &top() const { return h_.front(); }
+
   Event pop() {
     Event top = h_.front();
     Event last = h_.back();
@@ -110,6 +112,15 @@ public:
     mask_ |= uint64_t(1) << (k - 1);
   }
 
+  /// The event that will be popped after `k` further pops if nothing is pushed in
+  /// between, when that is cheap to know (null otherwise): a hint for prefetching.
+  const Event *peek(size_t k) const {
+    if (!past_.empty())
+      return k == 0 ? &past_.top() : nullptr;
+    size_t i = head0_ + k;
+    return i < buckets_[0].size() ? &buckets_[0][i] : nullptr;
+  }
+
   Event pop() {
     --size_;
     if (!past_.empty())
@@ -127,8 +138,11 @@ public:
       m = std::min(m, e.time);
     last_ = m;
     mask_ &= ~(uint64_t(1) << (k - 1));
+    // Usually the events of the new time arrive in seq order already: sort only if not.
+    bool sorted = true;
     for (const Event &e : bk) {
       if (e.time == m) {
+        sorted &= b0.empty() || b0.back().seq < e.seq;
         b0.push_back(e);
       } else {
         unsigned j = bucketOf(e.time);
@@ -137,7 +151,7 @@ public:
       }
     }
     bk.clear();
-    if (b0.size() > 1)
+    if (!sorted)
       std::sort(b0.begin(), b0.end(), [](const Event &a, const Event &b) { return a.seq < b.seq; });
     return b0[head0_++];
   }

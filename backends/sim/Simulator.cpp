@@ -76,6 +76,7 @@ namespace {
 
 enum class OpState : uint8_t { Waiting, Queued, Started, Done };
 constexpr uint32_t NoAct = 0xFFFFFFFFu;
+constexpr size_t PrefetchAhead = 3;   // events
 
 /// What the event loop needs of an op, in one place: the schedule's fields live in
 /// separate arrays, and touching six of them per event costs six cache misses on
@@ -89,6 +90,8 @@ struct OpRec {
   OpKind kind;
   OpState state;
   uint8_t hasIRequires;   // some successor irequires this op
+  uint8_t numSucc;        // successors; ManySucc: see the next record's succBegin
+  static constexpr uint8_t ManySucc = 0xFF;
 };
 static_assert(sizeof(OpRec) == 32);
 
@@ -128,7 +131,10 @@ private:
   uint32_t msgAct(uint32_t sendOp) const { return static_cast<uint32_t>(numOps_ + sendOp); }
 
   llvm::ArrayRef<uint32_t> successors(uint32_t g) const {
-    return {succBase_ + ops_[g].succBegin, succBase_ + ops_[g + 1].succBegin};
+    // Usually without touching the next record (often another cache line).
+    const OpRec &o = ops_[g];
+    uint32_t n = o.numSucc != OpRec::ManySucc ? o.numSucc : ops_[g + 1].succBegin - o.succBegin;
+    return {succBase_ + o.succBegin, n};
   }
 
   /// LogGOPSim's MarkNodeAsStarted: frees irequires-successors whose count drops to 0.
@@ -292,6 +298,12 @@ template <bool Rec> void EventEngine::runLgs() {
   }
   while (!heap.empty()) {
     Event e = heap.pop();
+    // The loop waits on memory: start loading the op of an event a few events ahead,
+    // and the successor list of the one after next (its op should be there by now).
+    if (const Event *ahead = heap.peek(PrefetchAhead))
+      __builtin_prefetch(&ops_[ahead->op]);
+    if (const Event *next = heap.peek(1))
+      __builtin_prefetch(succBase_ + ops_[next->op].succBegin);
     if (e.isMessage())
       lgsMessage<Rec>(heap, e);
     else
@@ -1002,7 +1014,9 @@ SimResult EventEngine::run() {
     o.hasIRequires = 0;
     for (uint32_t raw : s_.successorsRaw(g))
       o.hasIRequires |= (raw & Schedule::IRequiresBit) != 0;
-    succAt += s_.numSuccessors(g);
+    uint32_t numSucc = s_.numSuccessors(g);
+    o.numSucc = static_cast<uint8_t>(std::min<uint32_t>(numSucc, OpRec::ManySucc));
+    succAt += numSucc;
   }
   ops_[numOps_] = OpRec{};
   ops_[numOps_].succBegin = succAt;
