@@ -127,6 +127,13 @@ public:
 
   uint32_t size(uint32_t rank) const { return ranks_[rank].size; }
 
+  /// The op of the rank's oldest entry when the queue is a plain list, else None: what
+  /// a search will most likely find (a hint for prefetching).
+  uint32_t likelyOp(uint32_t rank) const {
+    const PerRank &r = ranks_[rank];
+    return r.hashed || r.listHead == None ? None : pool_[r.listHead].op;
+  }
+
   /// The rank's entries in queue order (for reports).
   std::vector<Entry> entries(uint32_t rank) const;
 
