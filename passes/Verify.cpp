@@ -128,8 +128,11 @@ private:
   unsigned cyclesListed_ = 0;
   uint32_t ranksWithCycles_ = 0, ranksListed_ = 0;
 
-  // Sends grouped by destination: sendsTo_[sendBegin_[d] .. sendBegin_[d+1]).
+  // Sends grouped by destination: sendsTo_[sendBegin_[d] .. sendBegin_[d+1]), and
+  // parallel to it their (source << 32 | tag), read in order rather than gathered
+  // from the whole schedule.
   std::vector<uint32_t> sendBegin_, sendsTo_;
+  std::vector<uint64_t> sendKey_;
   llvm::DenseMap<uint64_t, std::pair<uint32_t, uint32_t>> counts_;   // (src,tag) -> sends, recvs
   uint64_t unmatched_ = 0, sends_ = 0;
   std::vector<uint32_t> selfMessages_, zeroByte_;
@@ -186,6 +189,14 @@ bool Verifier::checkOperands() {
 
 void Verifier::checkCycles(uint32_t r) {
   uint32_t first = s_.rankBegin(r), n = s_.numOps(r);
+  // Usually every dependency points to a later op: then op order is a topological
+  // order and there is no cycle.
+  bool forward = true;
+  for (uint32_t i = 0; i < n && forward; ++i)
+    for (uint32_t raw : s_.successorsRaw(first + i))
+      forward &= (raw & ~Schedule::IRequiresBit) > i;
+  if (forward)
+    return;
   indegree_.assign(n, 0);
   for (uint32_t i = 0; i < n; ++i)
     for (uint32_t raw : s_.successorsRaw(first + i))
@@ -378,12 +389,11 @@ void Verifier::checkCollectives() {
 // The fast path: per (source, tag), as many sends as recvs and no wildcards.
 bool Verifier::balanced(uint32_t dst) {
   counts_.clear();
-  uint32_t hint = 0;
   for (uint32_t i = sendBegin_[dst]; i < sendBegin_[dst + 1]; ++i) {
-    uint32_t g = sendsTo_[i];
-    if (s_.tag(g) == AnyTag)
+    uint64_t key = sendKey_[i];
+    if (uint32_t(key) == AnyTag)
       return false;
-    ++counts_[(uint64_t(srcOfSend(g, hint)) << 32) | s_.tag(g)].first;
+    ++counts_[key].first;
   }
   for (uint32_t g = s_.rankBegin(dst), e = g + s_.numOps(dst); g < e; ++g) {
     if (s_.kind(g) != OpKind::Recv)
@@ -514,16 +524,22 @@ void Verifier::matchMessages() {
   for (uint32_t d = 0; d < P; ++d)
     sendBegin_[d + 1] += sendBegin_[d];
   sendsTo_.resize(sendBegin_[P]);
+  sendKey_.resize(sendBegin_[P]);
   {
     std::vector<uint32_t> fill(sendBegin_.begin(), sendBegin_.end() - 1);
-    for (uint64_t g = 0; g < s_.numOps(); ++g)
-      if (s_.kind(uint32_t(g)) == OpKind::Send)
-        sendsTo_[fill[s_.peer(uint32_t(g))]++] = uint32_t(g);
+    for (uint32_t r = 0; r < P; ++r)
+      for (uint32_t g = s_.rankBegin(r), e = g + s_.numOps(r); g < e; ++g)
+        if (s_.kind(g) == OpKind::Send) {
+          uint32_t at = fill[s_.peer(g)]++;
+          sendsTo_[at] = g;
+          sendKey_[at] = (uint64_t(r) << 32) | s_.tag(g);
+        }
   }
   for (uint32_t d = 0; d < P; ++d)
     if (!balanced(d))
       matchWithWildcards(d);
   std::vector<uint32_t>().swap(sendsTo_);
+  std::vector<uint64_t>().swap(sendKey_);
   if (unmatched_ > opts_.maxListed)
     diags_.report(where_, opts_.allowUnmatched ? Severity::Warning : Severity::Error,
                   llvm::Twine(unmatched_ - opts_.maxListed) +
