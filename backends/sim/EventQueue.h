@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace infracc::sim {
@@ -87,13 +88,51 @@ private:
   std::vector<Event> h_;
 };
 
+/// A growable array of events whose append stays inline in the event loop (the
+/// compiler would not inline std::vector's into the large engine functions).
+class EventBuf {
+public:
+  EventBuf() = default;
+  EventBuf(const EventBuf &) = delete;
+  EventBuf &operator=(const EventBuf &) = delete;
+
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  Event &operator[](size_t i) { return data_[i]; }
+  const Event &operator[](size_t i) const { return data_[i]; }
+  Event &back() { return data_[size_ - 1]; }
+  const Event &front() const { return data_[0]; }
+  Event *begin() { return data_.get(); }
+  Event *end() { return data_.get() + size_; }
+  void clear() { size_ = 0; }
+  void reserve(size_t n) {
+    if (n > cap_)
+      reallocate(n);
+  }
+  void push_back(const Event &e) {
+    if (size_ == cap_) [[unlikely]]
+      reallocate(cap_ ? 2 * cap_ : 64);
+    data_[size_++] = e;
+  }
+
+private:
+  [[gnu::noinline]] void reallocate(size_t cap) {
+    std::unique_ptr<Event[]> d(new Event[cap]);
+    std::copy(data_.get(), data_.get() + size_, d.get());
+    data_ = std::move(d);
+    cap_ = cap;
+  }
+  std::unique_ptr<Event[]> data_;
+  size_t size_ = 0, cap_ = 0;
+};
+
 class EventQueue {
 public:
   bool empty() const { return size_ == 0; }
   size_t size() const { return size_; }
   void reserve(size_t n) { buckets_[0].reserve(n); }
 
-  void push(const Event &e) {
+  [[gnu::always_inline]] void push(const Event &e) {
     ++size_;
     if (e.time < last_) {
       past_.push(e);
@@ -101,7 +140,7 @@ public:
     }
     if (e.time == last_) {
       // Usually the newest seq; a retried event keeps its old seq: keep seq order.
-      std::vector<Event> &b = buckets_[0];
+      EventBuf &b = buckets_[0];
       b.push_back(e);
       for (size_t i = b.size() - 1; i > head0_ && b[i - 1].seq > b[i].seq; --i)
         std::swap(b[i - 1], b[i]);
@@ -125,14 +164,21 @@ public:
     --size_;
     if (!past_.empty())
       return past_.pop();
-    std::vector<Event> &b0 = buckets_[0];
-    if (head0_ < b0.size())
-      return b0[head0_++];
+    if (head0_ < buckets_[0].size())
+      return buckets_[0][head0_++];
+    refill();
+    return buckets_[0][head0_++];
+  }
+
+private:
+  /// Moves the events of the next time into buckets_[0] (in seq order): redistributes
+  /// the lowest non-empty bucket around its minimum time.
+  [[gnu::noinline]] void refill() {
+    EventBuf &b0 = buckets_[0];
     b0.clear();
     head0_ = 0;
-    // Redistribute the lowest non-empty bucket around its minimum time.
     unsigned k = static_cast<unsigned>(__builtin_ctzll(mask_)) + 1;
-    std::vector<Event> &bk = buckets_[k];
+    EventBuf &bk = buckets_[k];
     uint64_t m = bk.front().time;
     for (const Event &e : bk)
       m = std::min(m, e.time);
@@ -153,10 +199,8 @@ public:
     bk.clear();
     if (!sorted)
       std::sort(b0.begin(), b0.end(), [](const Event &a, const Event &b) { return a.seq < b.seq; });
-    return b0[head0_++];
   }
 
-private:
   unsigned bucketOf(uint64_t time) const {
     return 64 - static_cast<unsigned>(__builtin_clzll(time ^ last_));
   }
@@ -165,7 +209,7 @@ private:
   uint64_t mask_ = 0;          // bit k-1 set: buckets_[k] is not empty
   size_t head0_ = 0;           // next event of buckets_[0]
   size_t size_ = 0;
-  std::vector<Event> buckets_[65];
+  EventBuf buckets_[65];
   QuadHeap past_;
 };
 

@@ -238,6 +238,14 @@ private:
     }
   }
 
+  /// A rank mostly works through its ops in order, far apart in time from the other
+  /// ranks' ops: when op g becomes executable, fetch the rank's next records and
+  /// successor entries (a software stream prefetch per rank).
+  [[gnu::always_inline]] void prefetchRankAhead(uint32_t g) const {
+    uint64_t next = std::min<uint64_t>(g + 2, numOps_);   // the next cache line of records
+    __builtin_prefetch(&ops_[next]);
+  }
+
   // --- LogGOPSim v1 ------------------------------------------------------------------
   template <bool Rec> void runLgs();
   template <bool Rec> void lgsCalc(EventQueue &heap, Event e);
@@ -546,6 +554,7 @@ template <bool Rec> void EventEngine::lgsPushFreed(EventQueue &heap) {
       }
       ops_[g].state = OpState::Queued;
       heap.push({t, seq_++, g, h});
+      prefetchRankAhead(g);
     }
   }
 }
