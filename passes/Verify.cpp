@@ -133,6 +133,17 @@ private:
   // from the whole schedule.
   std::vector<uint32_t> sendBegin_, sendsTo_;
   std::vector<uint64_t> sendKey_;
+  // balanced(): the sends to one destination from one source, and a cursor into them.
+  struct SendGroup {
+    uint32_t src, next, end;
+  };
+  static constexpr uint32_t NoGroup = 0xFFFFFFFFu;
+  std::vector<SendGroup> groups_;
+  std::vector<uint32_t> groupOf_;   // per source rank: index into groups_, or NoGroup
+  void resetGroups() {
+    for (const SendGroup &grp : groups_)
+      groupOf_[grp.src] = NoGroup;
+  }
   llvm::DenseMap<uint64_t, std::pair<uint32_t, uint32_t>> counts_;   // (src,tag) -> sends, recvs
   uint64_t unmatched_ = 0, sends_ = 0;
   std::vector<uint32_t> selfMessages_, zeroByte_;
@@ -388,6 +399,40 @@ void Verifier::checkCollectives() {
 
 // The fast path: per (source, tag), as many sends as recvs and no wildcards.
 bool Verifier::balanced(uint32_t dst) {
+  // The sends to dst come grouped by source, each group in program order. Usually the
+  // recvs from each source name the same tags in the same order: follow that with one
+  // cursor per group; anything else is settled by counting.
+  const uint32_t begin = sendBegin_[dst], end = sendBegin_[dst + 1];
+  groups_.clear();
+  for (uint32_t i = begin; i < end; ++i) {
+    uint64_t key = sendKey_[i];
+    if (uint32_t(key) == AnyTag)
+      return resetGroups(), false;
+    uint32_t src = uint32_t(key >> 32);
+    if (groups_.empty() || groups_.back().src != src) {
+      groupOf_[src] = static_cast<uint32_t>(groups_.size());
+      groups_.push_back({src, i, i});
+    }
+    groups_.back().end = i + 1;
+  }
+  bool inOrder = true;
+  for (uint32_t g = s_.rankBegin(dst), e = g + s_.numOps(dst); g < e && inOrder; ++g) {
+    if (s_.kind(g) != OpKind::Recv)
+      continue;
+    uint32_t src = s_.peer(g), tag = s_.tag(g);
+    if (src == AnySource || tag == AnyTag || groupOf_[src] == NoGroup)
+      return resetGroups(), false;
+    SendGroup &grp = groups_[groupOf_[src]];
+    inOrder = grp.next < grp.end && uint32_t(sendKey_[grp.next]) == tag;
+    ++grp.next;
+  }
+  resetGroups();
+  if (inOrder) {
+    for (const SendGroup &grp : groups_)
+      if (grp.next != grp.end)
+        return false;
+    return true;
+  }
   counts_.clear();
   for (uint32_t i = sendBegin_[dst]; i < sendBegin_[dst + 1]; ++i) {
     uint64_t key = sendKey_[i];
@@ -525,6 +570,7 @@ void Verifier::matchMessages() {
     sendBegin_[d + 1] += sendBegin_[d];
   sendsTo_.resize(sendBegin_[P]);
   sendKey_.resize(sendBegin_[P]);
+  groupOf_.assign(P, NoGroup);
   {
     std::vector<uint32_t> fill(sendBegin_.begin(), sendBegin_.end() - 1);
     for (uint32_t r = 0; r < P; ++r)

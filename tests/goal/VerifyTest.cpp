@@ -114,6 +114,35 @@ TEST(Verify, UnmatchedSendsAndRecvsInProgramOrder) {
                      "matching recv in rank 1\n");
 }
 
+TEST(Verify, MatchingDoesNotDependOnTheOrderOfTags) {
+  // Rank 1 receives rank 0's tags in another order than they were sent, and rank 2's
+  // in the same order, interleaved with rank 0's: every message has its partner.
+  Verified v = verify("num_ranks 3\nrank 0 {\n"
+                      "s1: send 8b to 1 tag 1\ns2: send 8b to 1 tag 2\ns3: send 8b to 1 tag 1\n"
+                      "}\nrank 1 {\n"
+                      "r1: recv 8b from 0 tag 2\nr2: recv 8b from 2 tag 5\n"
+                      "r3: recv 8b from 0 tag 1\nr4: recv 8b from 2 tag 6\nr5: recv 8b from 0 tag 1\n"
+                      "}\nrank 2 {\n"
+                      "s1: send 8b to 1 tag 5\ns2: send 8b to 1 tag 6\n"
+                      "}\n");
+  EXPECT_TRUE(v.ok);
+  EXPECT_EQ(v.diags, "");
+  // Same order up to a missing last recv, and a recv from a rank that sends nothing.
+  v = verify("num_ranks 3\nrank 0 {\n"
+             "s1: send 8b to 1 tag 1\ns2: send 8b to 1 tag 2\n"
+             "}\nrank 1 {\n"
+             "r1: recv 8b from 0 tag 1\n"
+             "}\nrank 2 {\n"
+             "r1: recv 8b from 0 tag 3\n"
+             "}\n");
+  EXPECT_FALSE(v.ok);
+  EXPECT_EQ(v.diags, "v.goal: error: rank 0: send 's2' (8 bytes to rank 1, tag 2) has no "
+                     "matching recv in rank 1\n"
+                     "v.goal: error: rank 2: recv 'r1' (8 bytes from rank 0, tag 3) has no "
+                     "matching send\n"
+                     "v.goal: note: with -allow-unmatched these are warnings\n");
+}
+
 TEST(Verify, WildcardsUseAMaximumMatching) {
   // Recvs (any source, tag 1) and (source 0, any tag); sends with tags 1 and 2. Giving
   // the first send to the (0, any) recv would leave the tag-2 send without a partner;
