@@ -46,6 +46,25 @@ TEST(SimLgsRules, CalcsOnOneCpuRunInSequenceOtherCpusOverlap) {
   EXPECT_EQ(r.events, 3u);   // three ops became executable, no messages
 }
 
+TEST(SimLgsRules, AnOpWithHundredsOfSuccessorsFreesThemAll) {
+  // a: calc 10 on cpu 0; 300 calcs of 1 on cpu 0 require a; 300 calcs of 2 on cpu 1
+  // irequire a (more successors than the engine's per-op count holds; it falls back
+  // to the successor array). cpu 0: a 0..10, then 300 x 1 = 310; cpu 1: freed when a
+  // starts, 300 x 2 = 600. LogGOPSim: Host 0: 600, Events: 601.
+  ScheduleBuilder b(1);
+  b.beginRank(0);
+  auto a = b.addCalc(10);
+  for (int i = 0; i < 300; ++i)
+    b.addDependency(b.addCalc(1), a, DepKind::Requires);
+  for (int i = 0; i < 300; ++i)
+    b.addDependency(b.addCalc(2, 1), a, DepKind::IRequires);
+  b.endRank();
+  SimResult r = runLgs(b.finish());
+  EXPECT_EQ(r.cpuFinish, (std::vector<uint64_t>{310, 600}));
+  EXPECT_EQ(r.events, 601u);
+  EXPECT_TRUE(r.finished());
+}
+
 TEST(SimLgsRules, EagerMessageCostsOverheadLatencyOverhead) {
   // Send at 0: sender o = 1500. Arrival 0+o+L = 4000, receiver o: 5500.
   SimResult r = runLgs(pingPong(1));
