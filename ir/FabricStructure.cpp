@@ -551,6 +551,17 @@ FabricStructure analyzeFabricStructure(const FabricGraph &g, const StructureOpti
     }
   }
 
+  std::vector<bool> attached(g.numNodes(), false);
+  for (const auto &e : g.edges()) {
+    if (copyOf[e.u] == copyOf[e.v])
+      continue;
+    for (uint32_t n : {e.u, e.v})
+      if (ci.role[copyOf[n]] == InstanceRole::Host && !attached[n]) {
+        attached[n] = true;
+        ++fs.hostPorts;
+      }
+  }
+
   // Tiers: BFS from every host, through switches only.
   std::vector<int32_t> dist(copies, -1);
   std::vector<uint32_t> queue;

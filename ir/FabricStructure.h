@@ -62,6 +62,9 @@ struct FabricStructure {
   };
 
   uint64_t hosts = 0, xpus = 0, nics = 0, switches = 0, otherCopies = 0;
+  /// Host nodes with a fabric edge leaving their device copy: the host's network
+  /// attach points, whether they are nic components or ports of composed NIC devices.
+  uint64_t hostPorts = 0;
   uint64_t unattachedSwitches = 0;
   std::vector<uint32_t> hostInstances;   // instances holding hosts, in order
   std::vector<Tier> tiers;

@@ -55,6 +55,7 @@ nlohmann::ordered_json fabricSizingJson(const FabricGraph &g, const FabricStruct
   j["host instances"] = instanceNames(g, s.hostInstances);
   j["xpus"] = s.xpus;
   j["nics"] = s.nics;
+  j["host ports on the fabric"] = s.hostPorts;
   j["switches"] = s.switches;
   json tiers = json::object();
   for (const auto &t : s.tiers) {

@@ -56,6 +56,19 @@ TEST(BlueprintCommandLine, SizingOfAnOversubscribedThreeLevelClos) {
   EXPECT_EQ(compareGolden("blueprints/clos-8-3-oversub.sizing.txt", sizingSection(r.out)), "");
 }
 
+TEST(BlueprintCommandLine, HostPortsCountComposedNics) {
+  // dgx_h100 with composed ConnectX-5 cards: 8 cards of 2 ports (docs/blueprints.md), no
+  // `nic` component (the card's ASIC is a cpu, as in the reference). radix 32, 2 levels:
+  // 32 tier-0 switches with 16 host ports each = 512 host ports = 32 hosts of 16 ports.
+  auto r = runInfracc({"-fabric=clos:radix=32,levels=2,host=dgx_h100(nic_device=cx5)",
+                       "-emit=stats", "-format=json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto j = nlohmann::ordered_json::parse(r.out)["sizing"];
+  EXPECT_EQ(j["hosts"], 32);
+  EXPECT_EQ(j["nics"], 0);
+  EXPECT_EQ(j["host ports on the fabric"], 512);
+}
+
 TEST(BlueprintCommandLine, FabricNeedsNoFileAndStatsIsTheDefault) {
   auto r = runInfracc({"-fabric=torus:dims=3x3"});
   EXPECT_EQ(r.status, 0);

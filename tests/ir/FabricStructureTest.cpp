@@ -84,6 +84,7 @@ TEST(FabricStructure, TiersAndLinksWithoutBandwidth) {
   FabricStructure s = analyzeFabricStructure(*g);
   EXPECT_EQ(s.hosts, 4u);
   EXPECT_EQ(s.nics, 4u);
+  EXPECT_EQ(s.hostPorts, 4u);   // each host's nic is linked to a leaf
   EXPECT_EQ(s.switches, 4u);
   EXPECT_EQ(s.unattachedSwitches, 1u);
   ASSERT_EQ(s.tiers.size(), 2u);
