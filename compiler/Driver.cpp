@@ -96,9 +96,11 @@ std::string helpAppendix() {
   for (const Target *t : TargetRegistry::all())
     os << llvm::format("  %-17s %s\n", t->name.c_str(), t->description.c_str());
   os << "\nINPUTS (recognised by extension, then by content):\n";
-  for (const InputFormat *f : InputRegistry::all())
-    os << llvm::format("  %-17s %s\n", llvm::join(f->extensions, " ").c_str(),
-                       f->description.c_str());
+  for (const InputFormat *f : InputRegistry::all()) {
+    std::string exts = f->extensions.empty() ? "(by content)" : llvm::join(f->extensions, " ");
+    os << llvm::format("  %-17s %s\n", exts.c_str(), f->description.c_str());
+  }
+  os << "  -                 one input from standard input, recognised by its first bytes\n";
   os << "\nPASSES (-passes=):\n";
   for (const PassInfo *p : PassRegistry::all())
     os << llvm::format("  %-17s %s\n", p->name.c_str(), p->description.c_str());
@@ -151,6 +153,8 @@ llvm::Error Driver::readInputs() {
   for (const InputProvider &p : InputRegistry::providers())
     if (llvm::Error e = p(module_, diags_))
       return e;
+  if (llvm::count(Inputs, "-") > 1)
+    return usageError("standard input ('-') is given more than once");
   for (const std::string &path : Inputs) {
     if (path != "-" && !llvm::sys::fs::exists(path))
       return usageError("no such file: '" + path + "'");

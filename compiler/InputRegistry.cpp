@@ -40,7 +40,28 @@ std::vector<const InputFormat *> InputRegistry::all() {
   return out;
 }
 
+static llvm::ErrorOr<const llvm::MemoryBuffer *> stdinBuffer() {
+  static llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buf = llvm::MemoryBuffer::getSTDIN();
+  if (!buf)
+    return buf.getError();
+  return buf->get();
+}
+
+llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> openInputFile(llvm::StringRef path,
+                                                                bool nulTerminated) {
+  if (path != "-")
+    return llvm::MemoryBuffer::getFile(path, /*IsText=*/false, nulTerminated);
+  auto in = stdinBuffer();
+  if (!in)
+    return in.getError();
+  return llvm::MemoryBuffer::getMemBufferCopy((*in)->getBuffer(), "<stdin>");
+}
+
 static std::string readHead(llvm::StringRef path) {
+  if (path == "-") {
+    auto in = stdinBuffer();
+    return in ? (*in)->getBuffer().take_front(4096).str() : std::string();
+  }
   auto file = llvm::sys::fs::openNativeFileForRead(path);
   if (!file) {
     llvm::consumeError(file.takeError());
@@ -86,6 +107,13 @@ llvm::Expected<const InputFormat *> InputRegistry::classify(llvm::StringRef path
   std::vector<const InputFormat *> every = all();
   if (const InputFormat *f = best(every))
     return f;
+  if (path == "-") {
+    std::string kinds;
+    for (const InputFormat &f : formats())
+      kinds += "\n  " + f.description;
+    return usageError("cannot tell what standard input ('-') holds: it is recognised by its "
+                      "first bytes only, as one of:" + kinds);
+  }
   std::string known;
   for (const InputFormat &f : formats()) {
     known += "\n  ";

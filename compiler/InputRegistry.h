@@ -10,6 +10,8 @@
 
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Support/Error.h>
+#include <llvm/Support/ErrorOr.h>
+#include <llvm/Support/MemoryBuffer.h>
 
 #include <functional>
 #include <optional>
@@ -65,6 +67,12 @@ public:
   /// The format for `path`, or an error that lists what is recognised.
   static llvm::Expected<const InputFormat *> classify(llvm::StringRef path);
 };
+
+/// Opens an input file (memory-mapped where possible), or standard input for "-".
+/// Standard input is read once and kept, so that recognising the format and reading
+/// the input see the same bytes; its buffer is named "<stdin>" in diagnostics.
+llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> openInputFile(llvm::StringRef path,
+                                                                bool nulTerminated);
 
 struct RegisterInputFormat {
   explicit RegisterInputFormat(InputFormat f) { InputRegistry::add(std::move(f)); }

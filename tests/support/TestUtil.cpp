@@ -21,7 +21,8 @@ static std::string binary() {
   return INFRACC_BINARY;
 }
 
-RunResult runInfracc(const std::vector<std::string> &args, const std::string &cwd) {
+RunResult runInfracc(const std::vector<std::string> &args, const std::string &cwd,
+                     const std::string &stdinFile) {
   llvm::SmallString<128> outPath, errPath;
   llvm::sys::fs::createTemporaryFile("infracc-out", "txt", outPath);
   llvm::sys::fs::createTemporaryFile("infracc-err", "txt", errPath);
@@ -30,7 +31,7 @@ RunResult runInfracc(const std::vector<std::string> &args, const std::string &cw
   argv.push_back(bin);
   for (const std::string &a : args)
     argv.push_back(a);
-  std::optional<llvm::StringRef> redirects[] = {llvm::StringRef(""), llvm::StringRef(outPath),
+  std::optional<llvm::StringRef> redirects[] = {llvm::StringRef(stdinFile), llvm::StringRef(outPath),
                                                 llvm::StringRef(errPath)};
   std::string errMsg;
   RunResult r;

@@ -14,7 +14,9 @@ struct RunResult {
 };
 
 /// Runs the built infracc with `args` (no shell involved), in `cwd` if given.
-RunResult runInfracc(const std::vector<std::string> &args, const std::string &cwd = "");
+/// Runs the infracc binary; standard input is `stdinFile` (default: empty).
+RunResult runInfracc(const std::vector<std::string> &args, const std::string &cwd = "",
+                     const std::string &stdinFile = "");
 
 /// Path of a file in the source tree, e.g. sourcePath("examples/clos.yaml").
 std::string sourcePath(const std::string &relative);

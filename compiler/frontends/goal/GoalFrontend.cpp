@@ -16,7 +16,7 @@ namespace {
 
 llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> openInput(const std::string &path,
                                                               bool nulTerminated) {
-  auto buf = llvm::MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/false, nulTerminated);
+  auto buf = openInputFile(path, nulTerminated);
   if (!buf)
     return inputError("cannot read '" + path + "': " + buf.getError().message());
   return std::move(*buf);

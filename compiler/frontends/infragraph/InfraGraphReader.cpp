@@ -2,6 +2,7 @@
 
 #include "blueprints/Blueprint.h"
 #include "compiler/Diagnostics.h"
+#include "compiler/InputRegistry.h"
 #include "compiler/frontends/infragraph/YamlTree.h"
 
 #include <llvm/ADT/STLExtras.h>
@@ -952,8 +953,7 @@ std::shared_ptr<Infrastructure> read(llvm::MemoryBufferRef buffer, Syntax syntax
 }
 
 std::shared_ptr<Infrastructure> readFile(llvm::StringRef path, DiagEngine &diags) {
-  auto buf = llvm::MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/false,
-                                                /*RequiresNullTerminator=*/false);
+  auto buf = openInputFile(path, /*nulTerminated=*/false);
   if (!buf) {
     diags.error(path, "cannot read the file: " + buf.getError().message());
     return nullptr;
