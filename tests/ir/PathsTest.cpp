@@ -152,22 +152,7 @@ TEST(FabricCosts, EveryGpuLeavesThroughItsOwnNic) {
 
 TEST(FabricCosts, SharedNicAndNoNic) {
   // Two GPUs behind one NIC share it; a host without any outside link has none.
-  const char *text = R"(name: shared
-devices:
-- name: h
-  components:
-  - {name: xpu, count: 2, choice: xpu}
-  - {name: nic, count: 1, choice: nic}
-  links: [{name: pcie}]
-  edges:
-  - {ep1: {component: xpu}, ep2: {component: nic}, scheme: many2many, link: pcie}
-links: [{name: w}]
-instances:
-- {name: h, device: h, count: 3}
-edges:
-- {ep1: {instance: "h[0]", component: nic}, ep2: {instance: "h[1]", component: nic}, scheme: one2one, link: w}
-)";
-  Expanded e = expandText(text);
+  Expanded e = expandText(readFile(sourcePath("tests/passes/inputs/islands.yaml")));
   ASSERT_TRUE(e.graph) << e.log;
   const FabricGraph &g = *e.graph;
   std::vector<NodeId> nics = nicOfEndpoints(g, g.endpoints(), attachPoints(g));

@@ -27,22 +27,7 @@ TEST(RemapGpusErrors, StreamLimits) {
 TEST(RemapGpusErrors, GpuWithoutNic) {
   // Host 2 of this fabric has no link to the outside: its GPUs fall back to nic = their
   // index on the node.
-  PassDir d({"pairs4.goal"});
-  d.write("islands.yaml", R"(name: islands
-devices:
-- name: h
-  components:
-  - {name: xpu, count: 2, choice: xpu}
-  - {name: nic, count: 1, choice: nic}
-  links: [{name: pcie}]
-  edges:
-  - {ep1: {component: xpu}, ep2: {component: nic}, scheme: many2many, link: pcie}
-links: [{name: w}]
-instances:
-- {name: h, device: h, count: 3}
-edges:
-- {ep1: {instance: "h[0]", component: nic}, ep2: {instance: "h[1]", component: nic}, scheme: one2one, link: w}
-)");
+  PassDir d({"pairs4.goal", "islands.yaml"});
   d.write("map.txt", "0 h.0.xpu.0\n1 h.0.xpu.1\n2 h.2.xpu.0\n3 h.2.xpu.1\n");
   RunResult r = d.run({"islands.yaml", "pairs4.goal", "-place-map=map.txt",
                        "-passes=place,remap-gpus", "-emit=goal", "-w"});
