@@ -6,9 +6,9 @@
 //   build/bench_blueprints                      the default cases
 //   build/bench_blueprints clos:radix=32,levels=3 ...
 #include "blueprints/Blueprint.h"
-#include "compiler/Diagnostics.h"
 #include "ir/FabricGraph.h"
 #include "ir/FabricStructure.h"
+#include "support/Diagnostics.h"
 
 #include <llvm/Support/raw_ostream.h>
 

@@ -12,11 +12,11 @@
 //
 //   build/bench_goal [-ranks=1024] [-iterations=8] [-dir=/tmp] [-txt2bin=PATH] [-keep]
 #include "backends/goal/GoalWriter.h"
-#include "compiler/Diagnostics.h"
 #include "compiler/frontends/goal/GoalBinaryReader.h"
 #include "compiler/frontends/goal/GoalTextParser.h"
 #include "ir/Schedule.h"
 #include "passes/Verify.h"
+#include "support/Diagnostics.h"
 
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/FileSystem.h>

@@ -8,8 +8,8 @@
 #include "backends/htsim/ConnectionMatrix.h"
 #include "backends/htsim/FatTree.h"
 #include "blueprints/Blueprint.h"
-#include "compiler/Diagnostics.h"
 #include "ir/Schedule.h"
+#include "support/Diagnostics.h"
 
 #include <llvm/Support/raw_ostream.h>
 

@@ -8,9 +8,9 @@
 //
 // Reports parse time, expansion time, FQG nodes per second, peak RSS (getrusage) and
 // bytes per FQG node. Figures are printed, never asserted.
-#include "compiler/Diagnostics.h"
 #include "compiler/frontends/infragraph/InfraGraphReader.h"
 #include "ir/FabricGraph.h"
+#include "support/Diagnostics.h"
 
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>

@@ -7,10 +7,10 @@
 //   3. the same with the semantic checker's recording on, on a small case.
 //
 //   build/bench_lowering [-ranks=4096] [-channels=8] [-bytes=1073741824] [-full-ranks=1024]
-#include "compiler/Diagnostics.h"
 #include "passes/collectives/Algorithms.h"
 #include "passes/collectives/Lowering.h"
 #include "passes/collectives/SemanticChecker.h"
+#include "support/Diagnostics.h"
 
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/Format.h>

@@ -12,11 +12,11 @@
 //   build/bench_passes [-hosts=64] [-layers=4] [-dir=/tmp]
 #include "backends/sim/SimModel.h"
 #include "backends/sim/Simulator.h"
-#include "compiler/Diagnostics.h"
 #include "compiler/frontends/infragraph/InfraGraphReader.h"
 #include "ir/Module.h"
 #include "passes/Pass.h"
 #include "passes/Verify.h"
+#include "support/Diagnostics.h"
 
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/raw_ostream.h>

@@ -7,9 +7,9 @@
 // Figures are wall-clock seconds on whatever machine runs it; nothing is asserted.
 #include "backends/sim/Simulator.h"
 #include "blueprints/Blueprint.h"
-#include "compiler/Diagnostics.h"
 #include "ir/FabricGraph.h"
 #include "ir/Schedule.h"
+#include "support/Diagnostics.h"
 #include "visualize/FabricView.h"
 #include "visualize/SimTimeline.h"
 #include "visualize/Timeline.h"

@@ -1,7 +1,7 @@
 #include "blueprints/Blueprint.h"
 
 #include "blueprints/Params.h"
-#include "compiler/Diagnostics.h"
+#include "support/Diagnostics.h"
 
 #include <llvm/ADT/StringExtras.h>
 

@@ -8,7 +8,7 @@
 #pragma once
 
 #include "blueprints/Blueprint.h"
-#include "ir/Units.h"
+#include "support/Units.h"
 
 #include <llvm/ADT/ArrayRef.h>
 #include <llvm/ADT/StringRef.h>

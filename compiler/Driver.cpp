@@ -5,13 +5,13 @@
 // usage (options, missing inputs).
 #include "compiler/Driver.h"
 
-#include "compiler/Diagnostics.h"
-#include "compiler/InputRegistry.h"
-#include "compiler/Options.h"
-#include "compiler/TargetRegistry.h"
 #include "infracc/Version.h"
+#include "ir/InputRegistry.h"
 #include "ir/Module.h"
+#include "ir/TargetRegistry.h"
 #include "passes/Pass.h"
+#include "support/Diagnostics.h"
+#include "support/Options.h"
 
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Config/llvm-config.h>

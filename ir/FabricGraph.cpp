@@ -3,7 +3,7 @@
 // (unknown components, one2one length mismatches, recursive composition, ...).
 #include "ir/FabricGraph.h"
 
-#include "compiler/Diagnostics.h"
+#include "support/Diagnostics.h"
 
 #include <llvm/ADT/STLExtras.h>
 #include <llvm/ADT/StringExtras.h>

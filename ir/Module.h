@@ -4,6 +4,7 @@
 
 #include "ir/FabricGraph.h"
 #include "ir/Placement.h"
+#include "ir/PlacementRequests.h"
 #include "ir/Schedule.h"
 #include "ir/Topology.h"
 
@@ -36,6 +37,10 @@ struct Module {
   std::string workloadSource;
 
   Placement placement;
+  // Placement asked for in files (-place-map, -jobs), read by their frontends for the
+  // place and merge-jobs passes.
+  std::optional<PlaceMap> placeMap;
+  std::optional<JobsSpec> jobsSpec;
 
   bool hasFabric() const { return fabric != nullptr; }
   bool hasSchedule() const { return schedule.has_value(); }

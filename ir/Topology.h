@@ -7,7 +7,7 @@
 // reported against Infrastructure::origin instead.
 #pragma once
 
-#include "ir/Units.h"
+#include "support/Units.h"
 
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/ADT/StringRef.h>

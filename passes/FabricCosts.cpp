@@ -1,8 +1,8 @@
 #include "passes/FabricCosts.h"
 
 #include "blueprints/Params.h"
-#include "compiler/Diagnostics.h"
-#include "compiler/Options.h"
+#include "support/Diagnostics.h"
+#include "support/Options.h"
 
 #include <llvm/Support/CommandLine.h>
 

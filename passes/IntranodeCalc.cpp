@@ -16,13 +16,13 @@
 // -intranode-latency and -intranode-bandwidth apply (default 0 ns and 300 GB/s, the
 // constant ATLAHS uses).
 #include "blueprints/Params.h"
-#include "compiler/Diagnostics.h"
-#include "compiler/Options.h"
 #include "ir/MessageMatching.h"
 #include "ir/Module.h"
 #include "ir/Paths.h"
 #include "passes/FabricCosts.h"
 #include "passes/Pass.h"
+#include "support/Diagnostics.h"
+#include "support/Options.h"
 
 #include <llvm/ADT/DenseMap.h>
 #include <llvm/Support/CommandLine.h>

@@ -1,12 +1,12 @@
 // lower-collectives: replaces every collective by the sends, recvs and calcs of its
 // algorithm (passes/collectives/), optionally proving the result with the semantic
 // checker (-verify-collectives).
-#include "compiler/Diagnostics.h"
-#include "compiler/Options.h"
 #include "ir/Module.h"
 #include "passes/Pass.h"
 #include "passes/collectives/Lowering.h"
 #include "passes/collectives/SemanticChecker.h"
+#include "support/Diagnostics.h"
+#include "support/Options.h"
 
 namespace infracc {
 

@@ -1,5 +1,5 @@
 // merge-jobs: several workloads (Module::jobs, one per workload file) become one
-// schedule, placed by -jobs=<file> (compiler/frontends/placement/JobsFile.h; without
+// schedule, placed by -jobs=<file> (ir/PlacementRequests.h; without
 // it every job is packed, multi-job).
 //
 // Slots: with a fabric, its endpoints (slot i = FabricGraph::endpoints()[i]) grouped
@@ -21,13 +21,13 @@
 // member its own nic indices too.
 //
 // Job ids are kept in Placement::jobOfRank (and in the members of a shared slot).
-#include "compiler/Diagnostics.h"
-#include "compiler/Options.h"
-#include "compiler/frontends/placement/JobsFile.h"
 #include "ir/Module.h"
+#include "ir/PlacementRequests.h"
 #include "passes/Pass.h"
 #include "passes/Placing.h"
 #include "passes/RankGrouping.h"
+#include "support/Diagnostics.h"
+#include "support/Options.h"
 
 #include <llvm/ADT/DenseMap.h>
 #include <llvm/Support/CommandLine.h>
@@ -42,11 +42,6 @@ namespace infracc {
 namespace cl = llvm::cl;
 
 namespace {
-
-cl::opt<std::string> JobsFileOpt("jobs", cl::value_desc("file"),
-                                 cl::desc("merge-jobs: how the workloads share the fabric (YAML "
-                                          "or JSON; default: multi-job, every job packed)"),
-                                 cl::cat(opts::passCategory()));
 
 using Mode = JobsSpec::Mode;
 using Strategy = JobsSpec::Strategy;
@@ -386,11 +381,8 @@ llvm::Error MergeJobsPass::run(Module &m, PassContext &ctx) {
     return usageError("merge-jobs places the jobs itself; run it before place and remap-gpus");
 
   JobsSpec spec;
-  if (!JobsFileOpt.empty()) {
-    auto read = readJobsFile(JobsFileOpt, ctx.diags);
-    if (!read)
-      return reportedError();
-    spec = std::move(*read);
+  if (m.jobsSpec) {
+    spec = *m.jobsSpec;
     if (spec.jobs.size() != jobs.size()) {
       std::string names;
       for (const JobIn &j : jobs)

@@ -1,7 +1,7 @@
 #include "ir/Module.h"
 #include "passes/Pass.h"
 
-#include "compiler/Diagnostics.h"
+#include "support/Diagnostics.h"
 
 #include <llvm/ADT/STLExtras.h>
 #include <llvm/ADT/StringExtras.h>

@@ -9,12 +9,11 @@
 //   round-robin  one endpoint of every host in turn, then the next of every host, ...
 //   random       a random order (-seed), drawn from the usable endpoints
 //   map          -place-map=<file>: `rank endpoint-name` per line
-#include "compiler/Diagnostics.h"
-#include "compiler/Options.h"
-#include "compiler/frontends/placement/PlaceMap.h"
 #include "ir/Module.h"
 #include "passes/Pass.h"
 #include "passes/Placing.h"
+#include "support/Diagnostics.h"
+#include "support/Options.h"
 
 #include <llvm/Support/CommandLine.h>
 
@@ -36,11 +35,6 @@ cl::opt<Policy> PlacePolicy(
                clEnumValN(Policy::Random, "random", "a random endpoint per rank (-seed)"),
                clEnumValN(Policy::Map, "map", "from -place-map=<file>")),
     cl::cat(opts::passCategory()));
-
-cl::opt<std::string> PlaceMapFile("place-map", cl::value_desc("file"),
-                                  cl::desc("Placement map for the place pass: lines "
-                                           "'rank endpoint-name' (implies -place=map)"),
-                                  cl::cat(opts::passCategory()));
 
 cl::opt<unsigned> PlacePerHost("place-per-host", cl::init(0), cl::value_desc("k"),
                                cl::desc("Use at most k endpoints of every host (packed, "
@@ -70,7 +64,7 @@ llvm::Error PlacePass::run(Module &m, PassContext &ctx) {
     return usageError("the schedule is already placed or grouped (by merge-jobs, remap-gpus or "
                       "an earlier place); run place once, before the passes that regroup ranks");
   Policy policy = PlacePolicy;
-  if (!PlaceMapFile.empty()) {
+  if (m.placeMap) {
     if (PlacePolicy.getNumOccurrences() && policy != Policy::Map)
       return usageError("-place-map gives the placement; it cannot be combined with -place=" +
                         std::string(PlacePolicy.getParser().getOption(unsigned(policy))));
@@ -119,16 +113,14 @@ llvm::Error PlacePass::run(Module &m, PassContext &ctx) {
 }
 
 llvm::Error PlacePass::fromMap(Module &m, PassContext &ctx) {
-  auto entries = readPlaceMap(PlaceMapFile, ctx.diags);
-  if (!entries)
-    return reportedError();
+  const std::vector<PlaceMapEntry> &entries = m.placeMap->entries;
   const FabricGraph &g = *m.fabric;
   const uint32_t ranks = m.schedule->numRanks();
   std::vector<NodeId> endpoint(ranks, InvalidNode);
   std::vector<llvm::SMLoc> placedAt(ranks);
   llvm::DenseMap<NodeId, std::pair<uint32_t, llvm::SMLoc>> rankOn;
   EndpointNames names(g);
-  for (const PlaceMapEntry &e : *entries) {
+  for (const PlaceMapEntry &e : entries) {
     if (ctx.diags.shouldStop())
       break;
     if (e.rank >= ranks) {
@@ -166,7 +158,7 @@ llvm::Error PlacePass::fromMap(Module &m, PassContext &ctx) {
     if (endpoint[r] == InvalidNode)
       missing.push_back(r);
   if (!missing.empty()) {
-    ctx.diags.error(PlaceMapFile, fmt::format("the map places no endpoint for {} {} (the "
+    ctx.diags.error(m.placeMap->path, fmt::format("the map places no endpoint for {} {} (the "
                                               "workload has {} ranks); every rank needs a line",
                                               missing.size() == 1 ? "rank" : "ranks",
                                               describeRanks(missing), ranks));

@@ -1,8 +1,8 @@
 #include "passes/Placing.h"
 
-#include "compiler/Diagnostics.h"
 #include "ir/Module.h"
 #include "passes/Pass.h"
+#include "support/Diagnostics.h"
 
 #include <llvm/ADT/DenseSet.h>
 

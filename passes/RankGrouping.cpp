@@ -1,6 +1,6 @@
 #include "passes/RankGrouping.h"
 
-#include "compiler/Diagnostics.h"
+#include "support/Diagnostics.h"
 
 #include <fmt/format.h>
 

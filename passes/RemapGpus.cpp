@@ -9,12 +9,12 @@
 // (the nearest attach point of its host, passes/FabricCosts.h), numbered by its place
 // among the host's attach points; without one, GPU k of a node gets nics
 // [k*N, (k+1)*N) for the schedule's N nic indices (nic' = k*N + nic).
-#include "compiler/Diagnostics.h"
-#include "compiler/Options.h"
 #include "ir/Module.h"
 #include "passes/FabricCosts.h"
 #include "passes/Pass.h"
 #include "passes/RankGrouping.h"
+#include "support/Diagnostics.h"
+#include "support/Options.h"
 
 #include <llvm/Support/CommandLine.h>
 

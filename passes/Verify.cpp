@@ -1,10 +1,10 @@
 #include "passes/Verify.h"
 
-#include "compiler/Diagnostics.h"
-#include "compiler/Options.h"
 #include "ir/Collectives.h"
 #include "ir/Module.h"
 #include "passes/Pass.h"
+#include "support/Diagnostics.h"
+#include "support/Options.h"
 
 #include <llvm/ADT/DenseMap.h>
 #include <llvm/ADT/STLExtras.h>

@@ -1,6 +1,6 @@
 #include "visualize/FabricView.h"
 
-#include "compiler/Diagnostics.h"
+#include "support/Diagnostics.h"
 #include "visualize/Style.h"
 #include "visualize/UnitGraph.h"
 #include "visualize/ViewCommon.h"

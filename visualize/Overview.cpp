@@ -12,7 +12,7 @@
 // neato, and when its nodes form a torus, mesh or ring, on that grid.
 #include "visualize/FabricView.h"
 
-#include "compiler/Diagnostics.h"
+#include "support/Diagnostics.h"
 #include "visualize/Lattice.h"
 #include "visualize/Style.h"
 #include "visualize/UnitGraph.h"

@@ -1,6 +1,6 @@
 #include "visualize/ScheduleView.h"
 
-#include "compiler/Diagnostics.h"
+#include "support/Diagnostics.h"
 #include "visualize/Style.h"
 
 #include <fmt/format.h>

@@ -2,11 +2,11 @@
 
 #include "backends/sim/Report.h"
 #include "backends/sim/SimModel.h"
-#include "compiler/Diagnostics.h"
-#include "compiler/Options.h"
-#include "compiler/TargetRegistry.h"
 #include "ir/Module.h"
 #include "ir/Schedule.h"
+#include "ir/TargetRegistry.h"
+#include "support/Diagnostics.h"
+#include "support/Options.h"
 #include "visualize/ScheduleView.h"
 #include "visualize/Style.h"
 

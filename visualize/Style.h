@@ -3,7 +3,7 @@
 #pragma once
 
 #include "ir/Topology.h"
-#include "ir/Units.h"
+#include "support/Units.h"
 #include "visualize/Graphviz.h"
 
 #include <optional>

@@ -1,10 +1,10 @@
 // -emit=dot|svg|png|pdf: pictures of the fabric (overview, device internals, every
 // node) or of the schedule, rendered in-process by Graphviz.
-#include "compiler/Diagnostics.h"
-#include "compiler/Options.h"
-#include "compiler/TargetRegistry.h"
 #include "backends/infragraph/Digest.h"
 #include "ir/Module.h"
+#include "ir/TargetRegistry.h"
+#include "support/Diagnostics.h"
+#include "support/Options.h"
 #include "visualize/FabricView.h"
 #include "visualize/ScheduleView.h"
 

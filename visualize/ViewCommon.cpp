@@ -1,7 +1,7 @@
 #include "visualize/ViewCommon.h"
 
-#include "compiler/Diagnostics.h"
 #include "ir/FabricStructure.h"
+#include "support/Diagnostics.h"
 #include "visualize/Style.h"
 
 #include <llvm/ADT/STLExtras.h>

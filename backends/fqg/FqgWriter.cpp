@@ -16,10 +16,10 @@
 //   node  <name> <kind> <type> <instance> <instance_idx> <device>
 //   edge  <ep1> <ep2> <link> <bandwidth_gbps|-> <latency_ns|->
 #include "backends/infragraph/CanonicalDocument.h"
-#include "compiler/Diagnostics.h"
-#include "compiler/Options.h"
-#include "compiler/TargetRegistry.h"
 #include "ir/Module.h"
+#include "ir/TargetRegistry.h"
+#include "support/Diagnostics.h"
+#include "support/Options.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

@@ -1,7 +1,7 @@
 #include "backends/goal/GoalWriter.h"
 
-#include "compiler/Diagnostics.h"
-#include "compiler/frontends/goal/GoalBinaryFormat.h"
+#include "formats/GoalBinaryFormat.h"
+#include "support/Diagnostics.h"
 
 #include <llvm/Support/Endian.h>
 

@@ -1,9 +1,9 @@
 // -emit=goal and -emit=goal-bin, and the schedule printer behind -print-after.
 #include "backends/goal/GoalWriter.h"
-#include "compiler/Diagnostics.h"
-#include "compiler/TargetRegistry.h"
 #include "ir/Module.h"
+#include "ir/TargetRegistry.h"
 #include "passes/Pass.h"
+#include "support/Diagnostics.h"
 
 namespace infracc::goal {
 namespace {

@@ -1,7 +1,7 @@
 #include "backends/goal/GoalWriter.h"
 
-#include "compiler/Diagnostics.h"
 #include "ir/Collectives.h"
+#include "support/Diagnostics.h"
 
 #include <charconv>
 #include <cstring>

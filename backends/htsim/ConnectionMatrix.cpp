@@ -1,7 +1,7 @@
 #include "backends/htsim/ConnectionMatrix.h"
 
-#include "compiler/Diagnostics.h"
 #include "ir/MessageMatching.h"
+#include "support/Diagnostics.h"
 
 #include <llvm/ADT/DenseMap.h>
 #include <llvm/ADT/SmallVector.h>

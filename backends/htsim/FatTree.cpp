@@ -1,7 +1,7 @@
 #include "backends/htsim/FatTree.h"
 
-#include "compiler/Diagnostics.h"
 #include "ir/FabricStructure.h"
+#include "support/Diagnostics.h"
 
 #include <fmt/format.h>
 

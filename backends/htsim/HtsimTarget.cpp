@@ -4,13 +4,13 @@
 #include "backends/goal/GoalWriter.h"
 #include "backends/htsim/ConnectionMatrix.h"
 #include "backends/htsim/FatTree.h"
-#include "compiler/Diagnostics.h"
-#include "compiler/Options.h"
-#include "compiler/TargetRegistry.h"
 #include "ir/Module.h"
+#include "ir/TargetRegistry.h"
 #include "passes/FabricCosts.h"
 #include "passes/Pass.h"
 #include "passes/RankGrouping.h"
+#include "support/Diagnostics.h"
+#include "support/Options.h"
 
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/Path.h>

@@ -1,9 +1,9 @@
 #include "backends/infragraph/Digest.h"
 
-#include "compiler/Diagnostics.h"
-#include "compiler/Options.h"
-#include "compiler/TargetRegistry.h"
 #include "ir/Module.h"
+#include "ir/TargetRegistry.h"
+#include "support/Diagnostics.h"
+#include "support/Options.h"
 
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/SHA256.h>

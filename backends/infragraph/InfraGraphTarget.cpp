@@ -2,10 +2,10 @@
 // as YAML (default) or JSON (-format=json, or an -o name ending in .json).
 #include "backends/common/YamlWriter.h"
 #include "backends/infragraph/CanonicalDocument.h"
-#include "compiler/Diagnostics.h"
-#include "compiler/Options.h"
-#include "compiler/TargetRegistry.h"
 #include "ir/Module.h"
+#include "ir/TargetRegistry.h"
+#include "support/Diagnostics.h"
+#include "support/Options.h"
 
 namespace infracc {
 namespace {

@@ -2,9 +2,9 @@
 // per line), so a placement can be inspected, edited and fed back with -place-map.
 // Jobs and the members of grouped ranks (remap-gpus, multi-tenant merge-jobs) are
 // listed in comments.
-#include "compiler/Diagnostics.h"
-#include "compiler/TargetRegistry.h"
 #include "ir/Module.h"
+#include "ir/TargetRegistry.h"
+#include "support/Diagnostics.h"
 
 #include <fmt/format.h>
 

@@ -1,7 +1,7 @@
 #include "backends/sim/Report.h"
 
-#include "compiler/Diagnostics.h"
 #include "ir/Schedule.h"
+#include "support/Diagnostics.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

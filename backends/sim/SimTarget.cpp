@@ -7,10 +7,10 @@
 #include "backends/sim/SimModel.h"
 #include "backends/sim/Simulator.h"
 
-#include "compiler/Diagnostics.h"
-#include "compiler/Options.h"
-#include "compiler/TargetRegistry.h"
 #include "ir/Module.h"
+#include "ir/TargetRegistry.h"
+#include "support/Diagnostics.h"
+#include "support/Options.h"
 
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/CommandLine.h>

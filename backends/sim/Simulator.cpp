@@ -248,17 +248,43 @@ private:
     __builtin_prefetch(&ops_[next]);
   }
 
+  // --- shared by both engines ---------------------------------------------------------
+  /// The main loop: roots first, then events in time order until none is left.
+  template <bool Rec, bool Atlahs> void runEngine();
+  /// The ops without dependencies, rank by rank in index order (LogGOPSim sorts each
+  /// rank's by kind, ATLAHS does not).
+  template <bool Rec, bool SortByKind, class Queue> void pushRoots(Queue &heap);
+  /// A calc: the same rule in both engines, ATLAHS also carries its finish time.
+  template <bool Rec, bool Carry, class Queue> void calc(Queue &heap, Event e);
+  /// An event whose resource is busy goes back into the queue at `until`.
+  template <class Queue> void reinsert(Queue &heap, Event e, uint64_t until) {
+    e.time = until;
+    heap.push(e);
+    ++res_.reinsertions;
+  }
+  /// The sender of a rendezvous message is released by the receive: its cpu and send
+  /// gap clocks move forward to the receive (never back), caused by `act`.
+  template <bool Rec>
+  void releaseSender(uint32_t src, uint32_t c, uint32_t n, uint64_t cpuAt, uint64_t nicAt,
+                     uint32_t act);
+  /// Bookkeeping of a started send: critical-path causes and the trace.
+  template <bool Rec>
+  void recordSend(uint32_t h, uint32_t g, uint32_t d, uint64_t bytes, uint64_t t,
+                  uint64_t cpuEnd, uint64_t nicEnd, uint64_t arrival, bool eager);
+  /// Bookkeeping of a receive charged on rank d (activity `act`, the intervals drawn
+  /// for op `shownOp`); `recvOp` is NoAct when the message has not matched a recv yet.
+  template <bool Rec>
+  void recordReceive(uint32_t d, uint32_t c, uint32_t n, uint32_t act, uint32_t shownOp,
+                     uint32_t sendOp, uint32_t recvOp, uint64_t t, uint64_t cpuEnd,
+                     uint64_t nicEnd);
+
   // --- LogGOPSim v1 ------------------------------------------------------------------
-  template <bool Rec> void runLgs();
-  template <bool Rec> void lgsCalc(EventQueue &heap, Event e);
   template <bool Rec> void lgsSend(EventQueue &heap, Event e);
   template <bool Rec> void lgsRecv(Event e);
   template <bool Rec> void lgsMessage(EventQueue &heap, Event e);
   template <bool Rec> void lgsPushFreed(EventQueue &heap);
 
   // --- ATLAHS ------------------------------------------------------------------------
-  template <bool Rec> void runAtlahs();
-  template <bool Rec> void atlahsCalc(TimeOnlyHeap &heap, Event e);
   template <bool Rec> void atlahsSend(TimeOnlyHeap &heap, Event e);
   template <bool Rec> void atlahsRecv(Event e);
   template <bool Rec> void atlahsMessage(TimeOnlyHeap &heap, Event e);
@@ -310,20 +336,17 @@ private:
 };
 
 // =====================================================================================
-// LogGOPSim v1
+// Shared by both engines
 // =====================================================================================
 
-template <bool Rec> void EventEngine::runLgs() {
-  EventQueue heap;
-  heap.reserve(size_t(P_) * 4);
-  // Initial executable ops: hosts in order, roots in index order sorted by type.
+template <bool Rec, bool SortByKind, class Queue> void EventEngine::pushRoots(Queue &heap) {
   for (uint32_t h = 0; h < P_; ++h) {
     scratch_.clear();
     uint32_t end = s_.rankBegin(h) + s_.numOps(h);
     for (uint32_t g = s_.rankBegin(h); g < end; ++g)
       if (ops_[g].remaining == 0)
         scratch_.push_back(g);
-    if (scratch_.size() > 1)
+    if (SortByKind && scratch_.size() > 1)
       sortByKind(scratch_);
     for (uint32_t g : scratch_) {
       ops_[g].state = OpState::Queued;
@@ -332,44 +355,132 @@ template <bool Rec> void EventEngine::runLgs() {
         setCause(g, NoAct, Via::Start);
     }
   }
-  while (!heap.empty()) {
+}
+
+template <bool Rec, bool Atlahs> void EventEngine::runEngine() {
+  std::conditional_t<Atlahs, TimeOnlyHeap, EventQueue> heap;
+  heap.reserve(size_t(P_) * 4);
+  pushRoots<Rec, /*SortByKind=*/!Atlahs>(heap);
+  while (!heap.empty() && !res_.aborted) {
     Event e = heap.pop();
-    prefetchAhead(heap);
-    if (e.isMessage())
-      lgsMessage<Rec>(heap, e);
-    else
-      switch (ops_[e.op].kind) {
-      case OpKind::Calc: lgsCalc<Rec>(heap, e); break;
-      case OpKind::Send: lgsSend<Rec>(heap, e); break;
-      default: lgsRecv<Rec>(e); break;
-      }
-    if (!freed_.empty())
-      lgsPushFreed<Rec>(heap);
+    if constexpr (Atlahs) {
+      numTouched_ = 0;
+    } else {
+      prefetchAhead(heap);
+    }
+    if (e.isMessage()) {
+      if constexpr (Atlahs)
+        atlahsMessage<Rec>(heap, e);
+      else
+        lgsMessage<Rec>(heap, e);
+    } else if (ops_[e.op].kind == OpKind::Calc) {
+      calc<Rec, /*Carry=*/Atlahs>(heap, e);
+    } else if (ops_[e.op].kind == OpKind::Send) {
+      if constexpr (Atlahs)
+        atlahsSend<Rec>(heap, e);
+      else
+        lgsSend<Rec>(heap, e);
+    } else {
+      if constexpr (Atlahs)
+        atlahsRecv<Rec>(e);
+      else
+        lgsRecv<Rec>(e);
+    }
+    if (!freed_.empty()) {
+      if constexpr (Atlahs)
+        atlahsPushFreed<Rec>(heap);
+      else
+        lgsPushFreed<Rec>(heap);
+    }
   }
 }
 
-template <bool Rec> void EventEngine::lgsCalc(EventQueue &heap, Event e) {
+template <bool Rec, bool Carry, class Queue> void EventEngine::calc(Queue &heap, Event e) {
   const uint32_t g = e.op, h = e.rank(), c = ops_[g].cpu;
   uint64_t &clk = cpuClock(h, c);
-  if (clk <= e.time) {
-    clk = e.time + ops_[g].size;
-    if constexpr (Rec) {
-      actStart_[g] = e.time;
-      cpuOwner(h, c) = g;
-      if (opt_.trace)
-        addInterval(h, g, c, Resource::Cpu, IntervalKind::Compute, e.time, clk);
-    }
-    ops_[g].state = OpState::Started;
-    markStarted<false>(h, g);
-    markDone<false>(h, g);
-  } else {
-    e.time = clk;
+  if (clk > e.time) {
     if constexpr (Rec)
       setCause(g, cpuOwner(h, c), Via::Cpu);
-    heap.push(e);
-    ++res_.reinsertions;
+    reinsert(heap, e, clk);
+    return;
+  }
+  clk = e.time + ops_[g].size;
+  if constexpr (Rec) {
+    actStart_[g] = e.time;
+    cpuOwner(h, c) = g;
+    if (opt_.trace)
+      addInterval(h, g, c, Resource::Cpu, IntervalKind::Compute, e.time, clk);
+  }
+  ops_[g].state = OpState::Started;
+  markStarted<Carry>(h, g);
+  markDone<Carry>(h, g, clk, g);
+  if constexpr (Carry)
+    touch(h);
+}
+
+template <bool Rec>
+void EventEngine::releaseSender(uint32_t src, uint32_t c, uint32_t n, uint64_t cpuAt,
+                                uint64_t nicAt, uint32_t act) {
+  if (cpuClock(src, c) < cpuAt) {
+    cpuClock(src, c) = cpuAt;
+    if constexpr (Rec)
+      cpuOwner(src, c) = act;
+  }
+  if (sendGap(src, n) < nicAt) {
+    sendGap(src, n) = nicAt;
+    if constexpr (Rec)
+      sendOwner(src, n) = act;
   }
 }
+
+template <bool Rec>
+void EventEngine::recordSend(uint32_t h, uint32_t g, uint32_t d, uint64_t bytes, uint64_t t,
+                             uint64_t cpuEnd, uint64_t nicEnd, uint64_t arrival, bool eager) {
+  if constexpr (Rec) {
+    const uint32_t c = ops_[g].cpu, n = ops_[g].nic;
+    actStart_[g] = t;
+    cpuOwner(h, c) = g;
+    sendOwner(h, n) = g;
+    setCause(msgAct(g), g, Via::Arrival);
+    if (opt_.trace) {
+      addInterval(h, g, c, Resource::Cpu, IntervalKind::SendOverhead, t, cpuEnd);
+      addInterval(h, g, n, Resource::NicSend, IntervalKind::SendGap, t, nicEnd);
+      traceMsg_[g] = static_cast<uint32_t>(opt_.trace->messages.size());
+      TraceMessage m;
+      m.sendOp = g;
+      m.src = h;
+      m.dst = d;
+      m.bytes = bytes;
+      m.sendStart = t;
+      m.arrival = arrival;
+      m.rendezvous = !eager;
+      opt_.trace->messages.push_back(m);
+    }
+  }
+}
+
+template <bool Rec>
+void EventEngine::recordReceive(uint32_t d, uint32_t c, uint32_t n, uint32_t act,
+                                uint32_t shownOp, uint32_t sendOp, uint32_t recvOp, uint64_t t,
+                                uint64_t cpuEnd, uint64_t nicEnd) {
+  if constexpr (Rec) {
+    cpuOwner(d, c) = act;
+    recvOwner(d, n) = act;
+    if (opt_.trace) {
+      addInterval(d, shownOp, c, Resource::Cpu, IntervalKind::RecvOverhead, t, cpuEnd);
+      addInterval(d, shownOp, n, Resource::NicRecv, IntervalKind::RecvGap, t, nicEnd);
+      TraceMessage &tm = traceMessage(sendOp);
+      if (recvOp != NoAct)
+        tm.recvOp = recvOp;
+      tm.received = t;
+      tm.completed = cpuEnd;
+    }
+  }
+}
+
+// =====================================================================================
+// LogGOPSim v1
+// =====================================================================================
 
 template <bool Rec> void EventEngine::lgsSend(EventQueue &heap, Event e) {
   const uint32_t g = e.op, h = e.rank(), c = ops_[g].cpu, n = ops_[g].nic, d = ops_[g].peer;
@@ -386,26 +497,7 @@ template <bool Rec> void EventEngine::lgsSend(EventQueue &heap, Event e) {
     ++res_.messages;
     res_.bytes += bytes;
     bool eager = bytes <= p_.S;
-    if constexpr (Rec) {
-      actStart_[g] = t;
-      cpuOwner(h, c) = g;
-      sendOwner(h, n) = g;
-      setCause(msgAct(g), g, Via::Arrival);
-      if (opt_.trace) {
-        addInterval(h, g, c, Resource::Cpu, IntervalKind::SendOverhead, t, co);
-        addInterval(h, g, n, Resource::NicSend, IntervalKind::SendGap, t, cg);
-        traceMsg_[g] = static_cast<uint32_t>(opt_.trace->messages.size());
-        TraceMessage m;
-        m.sendOp = g;
-        m.src = h;
-        m.dst = d;
-        m.bytes = bytes;
-        m.sendStart = t;
-        m.arrival = t + p_.o + pc.L;
-        m.rendezvous = !eager;
-        opt_.trace->messages.push_back(m);
-      }
-    }
+    recordSend<Rec>(h, g, d, bytes, t, co, cg, t + p_.o + pc.L, eager);
     if (eager) {
       ++res_.eager;
       markDone<false>(h, g);
@@ -413,11 +505,9 @@ template <bool Rec> void EventEngine::lgsSend(EventQueue &heap, Event e) {
       ++res_.rendezvous;
     }
   } else {
-    e.time = std::max(co, cg);
     if constexpr (Rec)
       causeOfMax(g, co, cpuOwner(h, c), Via::Cpu, cg, sendOwner(h, n), Via::Nic);
-    heap.push(e);
-    ++res_.reinsertions;
+    reinsert(heap, e, std::max(co, cg));
   }
 }
 
@@ -436,16 +526,7 @@ template <bool Rec> void EventEngine::lgsRecv(Event e) {
     if (ops_[g].size > p_.S) {
       const uint32_t src = m.src, c = ops_[g].cpu, n = ops_[g].nic;
       markDone<false>(src, m.op);
-      if (cpuClock(src, c) < t) {
-        cpuClock(src, c) = t;
-        if constexpr (Rec)
-          cpuOwner(src, c) = g;
-      }
-      if (sendGap(src, n) < t) {
-        sendGap(src, n) = t;
-        if constexpr (Rec)
-          sendOwner(src, n) = g;
-      }
+      releaseSender<Rec>(src, c, n, t, t, g);
     }
     if constexpr (Rec) {
       if (opt_.trace) {
@@ -471,33 +552,15 @@ template <bool Rec> void EventEngine::lgsMessage(EventQueue &heap, Event e) {
     co = t + p_.o + std::max(cO, cG);
     cr = t + p_.g + cG;
     const uint32_t act = msgAct(g);
-    if constexpr (Rec) {
+    if constexpr (Rec)
       actStart_[act] = t;
-      cpuOwner(d, c) = act;
-      recvOwner(d, n) = act;
-      if (opt_.trace) {
-        addInterval(d, g, c, Resource::Cpu, IntervalKind::RecvOverhead, t, co);
-        addInterval(d, g, n, Resource::NicRecv, IntervalKind::RecvGap, t, cr);
-        TraceMessage &tm = traceMessage(g);
-        tm.received = t;
-        tm.completed = co;
-      }
-    }
+    recordReceive<Rec>(d, c, n, act, g, g, NoAct, t, co, cr);
     MatchQueues::Entry r;
     if (rq_.take(d, src, ops_[g].tag, r)) {
       if (bytes > p_.S) {
         // Rendezvous: the send completes now; the sender's clocks jump to now (no ack).
         markDone<false>(src, g);
-        if (cpuClock(src, c) < t) {
-          cpuClock(src, c) = t;
-          if constexpr (Rec)
-            cpuOwner(src, c) = act;
-        }
-        if (sendGap(src, n) < t) {
-          sendGap(src, n) = t;
-          if constexpr (Rec)
-            sendOwner(src, n) = act;
-        }
+        releaseSender<Rec>(src, c, n, t, t, act);
       }
       if constexpr (Rec)
         if (opt_.trace)
@@ -507,11 +570,9 @@ template <bool Rec> void EventEngine::lgsMessage(EventQueue &heap, Event e) {
       uq_.append(d, g, src, ops_[g].tag, t);
     }
   } else {
-    e.time = std::max(co, cr);
     if constexpr (Rec)
       causeOfMax(msgAct(g), co, cpuOwner(d, c), Via::Cpu, cr, recvOwner(d, n), Via::Nic);
-    heap.push(e);
-    ++res_.reinsertions;
+    reinsert(heap, e, std::max(co, cr));
   }
 }
 
@@ -565,61 +626,6 @@ template <bool Rec> void EventEngine::lgsPushFreed(EventQueue &heap) {
 // ATLAHS
 // =====================================================================================
 
-template <bool Rec> void EventEngine::runAtlahs() {
-  TimeOnlyHeap heap;
-  heap.reserve(size_t(P_) * 4);
-  // Roots in index order, not sorted by type.
-  for (uint32_t h = 0; h < P_; ++h) {
-    uint32_t end = s_.rankBegin(h) + s_.numOps(h);
-    for (uint32_t g = s_.rankBegin(h); g < end; ++g)
-      if (ops_[g].remaining == 0) {
-        ops_[g].state = OpState::Queued;
-        heap.push({0, seq_++, g, h});
-        if constexpr (Rec)
-          setCause(g, NoAct, Via::Start);
-      }
-  }
-  while (!heap.empty() && !res_.aborted) {
-    Event e = heap.pop();
-    numTouched_ = 0;
-    if (e.isMessage())
-      atlahsMessage<Rec>(heap, e);
-    else
-      switch (ops_[e.op].kind) {
-      case OpKind::Calc: atlahsCalc<Rec>(heap, e); break;
-      case OpKind::Send: atlahsSend<Rec>(heap, e); break;
-      default: atlahsRecv<Rec>(e); break;
-      }
-    if (!freed_.empty())
-      atlahsPushFreed<Rec>(heap);
-  }
-}
-
-template <bool Rec> void EventEngine::atlahsCalc(TimeOnlyHeap &heap, Event e) {
-  const uint32_t g = e.op, h = e.rank(), c = ops_[g].cpu;
-  uint64_t &clk = cpuClock(h, c);
-  if (clk <= e.time) {
-    uint64_t cpuTime = e.time + ops_[g].size;
-    clk = cpuTime;
-    if constexpr (Rec) {
-      actStart_[g] = e.time;
-      cpuOwner(h, c) = g;
-      if (opt_.trace)
-        addInterval(h, g, c, Resource::Cpu, IntervalKind::Compute, e.time, cpuTime);
-    }
-    ops_[g].state = OpState::Started;
-    markStarted<true>(h, g);
-    markDone<true>(h, g, cpuTime, g);
-    touch(h);
-  } else {
-    e.time = clk;
-    if constexpr (Rec)
-      setCause(g, cpuOwner(h, c), Via::Cpu);
-    heap.push(e);
-    ++res_.reinsertions;
-  }
-}
-
 template <bool Rec> void EventEngine::atlahsSend(TimeOnlyHeap &heap, Event e) {
   const uint32_t g = e.op, h = e.rank(), c = ops_[g].cpu, n = ops_[g].nic, d = ops_[g].peer;
   const uint64_t t = e.time;
@@ -643,26 +649,7 @@ template <bool Rec> void EventEngine::atlahsSend(TimeOnlyHeap &heap, Event e) {
     // ATLAHS keeps the sizes in a vector<int> for its "Average FCT".
     fctSum_ += static_cast<double>(static_cast<int32_t>(static_cast<uint32_t>(bytes))) * 8 / 200;
     bool eager = bytes <= p_.S;
-    if constexpr (Rec) {
-      actStart_[g] = t;
-      cpuOwner(h, c) = g;
-      sendOwner(h, n) = g;
-      setCause(msgAct(g), g, Via::Arrival);
-      if (opt_.trace) {
-        addInterval(h, g, c, Resource::Cpu, IntervalKind::SendOverhead, t, co);
-        addInterval(h, g, n, Resource::NicSend, IntervalKind::SendGap, t, cg);
-        traceMsg_[g] = static_cast<uint32_t>(opt_.trace->messages.size());
-        TraceMessage m;
-        m.sendOp = g;
-        m.src = h;
-        m.dst = d;
-        m.bytes = ops_[g].size;
-        m.sendStart = t;
-        m.arrival = arrival;
-        m.rendezvous = !eager;
-        opt_.trace->messages.push_back(m);
-      }
-    }
+    recordSend<Rec>(h, g, d, ops_[g].size, t, co, cg, arrival, eager);
     if (eager) {
       ++res_.eager;
       markDone<true>(h, g, cpuTime, g);
@@ -670,11 +657,9 @@ template <bool Rec> void EventEngine::atlahsSend(TimeOnlyHeap &heap, Event e) {
       ++res_.rendezvous;
     }
   } else {
-    e.time = ready;
     if constexpr (Rec)
       causeOfMax(g, co, cpuOwner(h, c), Via::Cpu, cg, sendOwner(h, n), Via::Nic);
-    heap.push(e);
-    ++res_.reinsertions;
+    reinsert(heap, e, ready);
   }
 }
 
@@ -703,32 +688,14 @@ template <bool Rec> void EventEngine::atlahsRecv(Event e) {
         actStart_[g] = sendGap(h, n);
         setCause(g, sendOwner(h, n), Via::Nic);
       }
-      cpuOwner(h, c) = g;
-      recvOwner(h, n) = g;
-      if (opt_.trace) {
-        addInterval(h, g, c, Resource::Cpu, IntervalKind::RecvOverhead, t, cpuTime);
-        addInterval(h, g, n, Resource::NicRecv, IntervalKind::RecvGap, t, nicTime);
-        TraceMessage &tm = traceMessage(m.op);
-        tm.recvOp = g;
-        tm.received = t;
-        tm.completed = cpuTime;
-      }
     }
+    recordReceive<Rec>(h, c, n, g, g, m.op, g, t, cpuTime, nicTime);
     cpuClock(h, c) = cpuTime;
     recvGap(h, n) = nicTime;
     if (bytes > p_.S) {
       markDone<true>(m.src, m.op, cpuTime, g);
       touch(m.src);
-      if (cpuClock(m.src, c) < cpuTime) {
-        cpuClock(m.src, c) = cpuTime;
-        if constexpr (Rec)
-          cpuOwner(m.src, c) = g;
-      }
-      if (sendGap(m.src, n) < nicTime) {
-        sendGap(m.src, n) = nicTime;
-        if constexpr (Rec)
-          sendOwner(m.src, n) = g;
-      }
+      releaseSender<Rec>(m.src, c, n, cpuTime, nicTime, g);
     }
     markDone<true>(h, g, cpuTime, g);
     touch(h);
@@ -750,12 +717,10 @@ template <bool Rec> void EventEngine::atlahsMessage(TimeOnlyHeap &heap, Event e)
   const uint64_t bytes = std::max<uint64_t>(ops_[g].size, 1);
   uint64_t ready = std::max(cpuClock(d, c), recvGap(d, n));
   if (ready > t) {
-    e.time = ready;
     if constexpr (Rec)
       causeOfMax(msgAct(g), cpuClock(d, c), cpuOwner(d, c), Via::Cpu, recvGap(d, n),
                  recvOwner(d, n), Via::Nic);
-    heap.push(e);
-    ++res_.reinsertions;
+    reinsert(heap, e, ready);
     rq_.append(d, r.op, r.src, r.tag, r.time);   // the recv goes to the back of its queue
     return;
   }
@@ -764,34 +729,14 @@ template <bool Rec> void EventEngine::atlahsMessage(TimeOnlyHeap &heap, Event e)
   cpuClock(d, c) = cpuTime;
   recvGap(d, n) = nicTime;
   const uint32_t act = msgAct(g);
-  if constexpr (Rec) {
+  if constexpr (Rec)
     actStart_[act] = t;
-    cpuOwner(d, c) = act;
-    recvOwner(d, n) = act;
-    if (opt_.trace) {
-      addInterval(d, g, c, Resource::Cpu, IntervalKind::RecvOverhead, t, cpuTime);
-      addInterval(d, g, n, Resource::NicRecv, IntervalKind::RecvGap, t, nicTime);
-      TraceMessage &tm = traceMessage(g);
-      tm.recvOp = r.op;
-      tm.received = t;
-      tm.completed = cpuTime;
-    }
-  }
+  recordReceive<Rec>(d, c, n, act, g, g, r.op, t, cpuTime, nicTime);
   if (bytes > p_.S) {
     // Rendezvous: the sender is released when the receive completes.
-    const uint32_t sc = ops_[g].cpu;
     markDone<true>(src, g, cpuTime, act);
     touch(src);
-    if (cpuClock(src, sc) < cpuTime) {
-      cpuClock(src, sc) = cpuTime;
-      if constexpr (Rec)
-        cpuOwner(src, sc) = act;
-    }
-    if (sendGap(src, n) < nicTime) {
-      sendGap(src, n) = nicTime;
-      if constexpr (Rec)
-        sendOwner(src, n) = act;
-    }
+    releaseSender<Rec>(src, ops_[g].cpu, n, cpuTime, nicTime, act);
   }
   markDone<true>(d, r.op, cpuTime, act);
   touch(d);
@@ -1093,14 +1038,14 @@ SimResult EventEngine::run() {
   auto t0 = std::chrono::steady_clock::now();
   if (opt_.engine == sim::Engine::Atlahs) {
     if (recording_)
-      runAtlahs<true>();
+      runEngine<true, true>();
     else
-      runAtlahs<false>();
+      runEngine<false, true>();
   } else {
     if (recording_)
-      runLgs<true>();
+      runEngine<true, false>();
     else
-      runLgs<false>();
+      runEngine<false, false>();
   }
   res_.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   res_.events = seq_;

@@ -14,11 +14,11 @@
 // that stays on its endpoint (no link) costs L = 0 and G = 0.
 #include "backends/sim/SimModel.h"
 
-#include "compiler/Diagnostics.h"
 #include "ir/MessageMatching.h"
 #include "ir/Module.h"
 #include "ir/Paths.h"
 #include "passes/FabricCosts.h"
+#include "support/Diagnostics.h"
 
 #include <llvm/ADT/DenseMap.h>
 

@@ -2,10 +2,10 @@
 
 #include "backends/common/YamlWriter.h"
 #include "backends/infragraph/CanonicalDocument.h"
-#include "compiler/Diagnostics.h"
-#include "compiler/Options.h"
-#include "compiler/TargetRegistry.h"
 #include "ir/Module.h"
+#include "ir/TargetRegistry.h"
+#include "support/Diagnostics.h"
+#include "support/Options.h"
 
 #include <fmt/format.h>
 

@@ -2,8 +2,8 @@
 
 #include "backends/stats/FabricStats.h"
 
-#include "compiler/Options.h"
 #include "ir/Module.h"
+#include "support/Options.h"
 
 #include <fmt/format.h>
 

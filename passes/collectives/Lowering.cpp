@@ -1,8 +1,8 @@
 #include "passes/collectives/Lowering.h"
 
-#include "compiler/Diagnostics.h"
 #include "passes/Pass.h"
 #include "passes/collectives/Algorithms.h"
+#include "support/Diagnostics.h"
 
 #include <llvm/ADT/DenseMap.h>
 

@@ -1,7 +1,7 @@
 #include "passes/collectives/Selection.h"
 
-#include "compiler/Diagnostics.h"
 #include "passes/collectives/Algorithms.h"
+#include "support/Diagnostics.h"
 
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/ADT/StringExtras.h>

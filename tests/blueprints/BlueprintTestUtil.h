@@ -3,8 +3,8 @@
 #pragma once
 
 #include "blueprints/Blueprint.h"
-#include "compiler/Diagnostics.h"
 #include "ir/FabricGraph.h"
+#include "support/Diagnostics.h"
 
 #include <llvm/Support/raw_ostream.h>
 

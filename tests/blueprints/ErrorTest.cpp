@@ -3,7 +3,7 @@
 // status 1; and the same messages without a text location (a fabric file's blueprint
 // without locations, or definitions clashing), reported against the spec's origin.
 #include "blueprints/Blueprint.h"
-#include "compiler/Diagnostics.h"
+#include "support/Diagnostics.h"
 #include "tests/support/TestUtil.h"
 
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 #include "tests/collectives/CollTestUtil.h"
 
-#include "compiler/Diagnostics.h"
+#include "support/Diagnostics.h"
 
 #include <llvm/Support/raw_ostream.h>
 

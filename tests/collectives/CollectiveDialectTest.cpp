@@ -6,10 +6,10 @@
 #include "tests/support/TestUtil.h"
 
 #include "backends/goal/GoalWriter.h"
-#include "compiler/Diagnostics.h"
+#include "compiler/frontends/goal/GoalTextParser.h"
 #include "ir/Collectives.h"
 #include "passes/Verify.h"
-#include "compiler/frontends/goal/GoalTextParser.h"
+#include "support/Diagnostics.h"
 
 #include <llvm/Support/MemoryBuffer.h>
 

@@ -12,8 +12,8 @@
 #include "tests/goal/GoalTestUtil.h"
 #include "tests/support/TestUtil.h"
 
-#include "compiler/Diagnostics.h"
 #include "compiler/frontends/goal/GoalBinaryReader.h"
+#include "support/Diagnostics.h"
 
 #include <llvm/Support/Endian.h>
 #include <llvm/Support/FileSystem.h>

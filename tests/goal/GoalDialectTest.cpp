@@ -3,8 +3,8 @@
 // plain statements (labels, dependencies, errors all shared).
 #include "tests/goal/GoalTestUtil.h"
 
-#include "compiler/Diagnostics.h"
 #include "compiler/frontends/goal/GoalTextParser.h"
+#include "support/Diagnostics.h"
 
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>

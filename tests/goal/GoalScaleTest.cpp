@@ -3,9 +3,9 @@
 #include "tests/goal/GoalTestUtil.h"
 #include "tests/support/TestUtil.h"
 
-#include "compiler/Diagnostics.h"
 #include "compiler/frontends/goal/GoalBinaryReader.h"
 #include "passes/Verify.h"
+#include "support/Diagnostics.h"
 
 #include <llvm/Support/MemoryBuffer.h>
 

@@ -1,8 +1,8 @@
 #include "tests/goal/GoalTestUtil.h"
 
 #include "backends/goal/GoalWriter.h"
-#include "compiler/Diagnostics.h"
 #include "compiler/frontends/goal/GoalTextParser.h"
+#include "support/Diagnostics.h"
 
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>

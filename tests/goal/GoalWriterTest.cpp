@@ -5,7 +5,7 @@
 #include "tests/support/TestUtil.h"
 
 #include "backends/goal/GoalWriter.h"
-#include "compiler/Diagnostics.h"
+#include "support/Diagnostics.h"
 
 #include <llvm/Support/raw_ostream.h>
 

@@ -1,5 +1,5 @@
 // The progress bar: its format, and that it stays silent unless enabled.
-#include "compiler/Progress.h"
+#include "support/Progress.h"
 #include "tests/support/TestUtil.h"
 
 #include <llvm/Support/raw_ostream.h>

@@ -4,8 +4,8 @@
 #include "tests/goal/GoalTestUtil.h"
 #include "tests/support/TestUtil.h"
 
-#include "compiler/Diagnostics.h"
 #include "passes/Verify.h"
+#include "support/Diagnostics.h"
 
 #include <llvm/Support/raw_ostream.h>
 

@@ -2,8 +2,8 @@
 // fixed wiring (FatTreeTopology::init_network) joins exactly the pairs the fabric joins,
 // by as many links. And htsim's arithmetic as the backend repeats it.
 #include "backends/htsim/FatTree.h"
-#include "compiler/Diagnostics.h"
 #include "compiler/frontends/infragraph/InfraGraphReader.h"
+#include "support/Diagnostics.h"
 #include "tests/blueprints/BlueprintTestUtil.h"
 #include "tests/htsim/HtsimTestUtil.h"
 

@@ -1,6 +1,6 @@
 // Driver behaviour on fabrics: --help, unknown targets, exit codes, atomic outputs,
 // several errors per run and the error cap.
-#include "compiler/TargetRegistry.h"
+#include "ir/TargetRegistry.h"
 #include "tests/support/TestUtil.h"
 
 #include <llvm/Support/FileSystem.h>

@@ -2,9 +2,9 @@
 // capturing every message.
 #pragma once
 
-#include "compiler/Diagnostics.h"
 #include "compiler/frontends/infragraph/InfraGraphReader.h"
 #include "ir/FabricGraph.h"
+#include "support/Diagnostics.h"
 
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>

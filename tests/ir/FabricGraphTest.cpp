@@ -1,5 +1,5 @@
-#include "compiler/Diagnostics.h"
 #include "ir/FabricGraph.h"
+#include "support/Diagnostics.h"
 
 #include <gtest/gtest.h>
 

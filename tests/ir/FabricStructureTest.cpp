@@ -1,8 +1,8 @@
 // The structure analysis on small hand-built fabrics: tiers by distance from hosts,
 // switches no host reaches, links without bandwidth, disconnected hosts, the diameter's
 // lower-bound mode.
-#include "compiler/Diagnostics.h"
 #include "ir/FabricStructure.h"
+#include "support/Diagnostics.h"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 #include "tests/sim/SimTestUtil.h"
 #include "tests/support/TestSchedules.h"
 
-#include "compiler/Diagnostics.h"
+#include "support/Diagnostics.h"
 
 #include <gtest/gtest.h>
 

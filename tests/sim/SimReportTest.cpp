@@ -6,7 +6,7 @@
 #include "tests/sim/SimTestUtil.h"
 #include "tests/support/TestSchedules.h"
 
-#include "compiler/Diagnostics.h"
+#include "support/Diagnostics.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

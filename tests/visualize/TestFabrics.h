@@ -2,8 +2,8 @@
 // the expected pictures can be derived by counting).
 #pragma once
 
-#include "compiler/Diagnostics.h"
 #include "ir/FabricGraph.h"
+#include "support/Diagnostics.h"
 
 #include <memory>
 #include <string>

@@ -2,10 +2,10 @@
 // fabric file; -list-blueprints prints what is available. The spec text is registered
 // as a source buffer, so parameter errors point into it with a caret.
 #include "blueprints/Blueprint.h"
-#include "compiler/Diagnostics.h"
-#include "compiler/InputRegistry.h"
-#include "compiler/Options.h"
+#include "ir/InputRegistry.h"
 #include "ir/Module.h"
+#include "support/Diagnostics.h"
+#include "support/Options.h"
 
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/MemoryBuffer.h>

@@ -1,9 +1,9 @@
 #include "compiler/frontends/goal/GoalBinaryReader.h"
 
-#include "compiler/Diagnostics.h"
-#include "compiler/Progress.h"
-#include "compiler/frontends/goal/GoalBinaryFormat.h"
 #include "compiler/frontends/goal/MappedInput.h"
+#include "formats/GoalBinaryFormat.h"
+#include "support/Diagnostics.h"
+#include "support/Progress.h"
 
 #include <llvm/Support/Endian.h>
 #include <llvm/Support/MemoryBuffer.h>

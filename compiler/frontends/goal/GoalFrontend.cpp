@@ -1,12 +1,13 @@
 // Registers the GOAL readers as input formats: text (.goal) and binary (.bin,
 // recognised by its magic number).
-#include "compiler/Diagnostics.h"
-#include "compiler/InputRegistry.h"
-#include "compiler/Progress.h"
-#include "compiler/frontends/goal/GoalBinaryFormat.h"
 #include "compiler/frontends/goal/GoalBinaryReader.h"
 #include "compiler/frontends/goal/GoalTextParser.h"
+#include "formats/GoalBinaryFormat.h"
+#include "ir/InputRegistry.h"
 #include "ir/Module.h"
+#include "support/Diagnostics.h"
+#include "support/InputFile.h"
+#include "support/Progress.h"
 
 #include <llvm/Support/Endian.h>
 #include <llvm/Support/MemoryBuffer.h>

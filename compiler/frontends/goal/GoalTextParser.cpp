@@ -1,8 +1,8 @@
 #include "compiler/frontends/goal/GoalTextParser.h"
 
-#include "compiler/Diagnostics.h"
-#include "compiler/Progress.h"
 #include "compiler/frontends/goal/MappedInput.h"
+#include "support/Diagnostics.h"
+#include "support/Progress.h"
 
 #include <llvm/ADT/STLExtras.h>
 #include <llvm/ADT/SmallString.h>

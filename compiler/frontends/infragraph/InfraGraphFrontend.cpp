@@ -1,9 +1,9 @@
 // Registers the InfraGraph reader as the input format for .yaml, .yml and .json
 // fabric files.
-#include "compiler/Diagnostics.h"
-#include "compiler/InputRegistry.h"
 #include "compiler/frontends/infragraph/InfraGraphReader.h"
+#include "ir/InputRegistry.h"
 #include "ir/Module.h"
+#include "support/Diagnostics.h"
 
 namespace infracc {
 namespace {

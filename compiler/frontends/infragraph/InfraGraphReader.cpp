@@ -1,9 +1,10 @@
 #include "compiler/frontends/infragraph/InfraGraphReader.h"
 
 #include "blueprints/Blueprint.h"
-#include "compiler/Diagnostics.h"
-#include "compiler/InputRegistry.h"
 #include "compiler/frontends/infragraph/YamlTree.h"
+#include "ir/InputRegistry.h"
+#include "support/Diagnostics.h"
+#include "support/InputFile.h"
 
 #include <llvm/ADT/STLExtras.h>
 #include <llvm/ADT/StringExtras.h>
@@ -66,6 +67,20 @@ private:
   }
 
   // --- Elements ---
+  /// What every named element starts with: a map with `name` (from then on the
+  /// element is called "<kind> '<name>'<suffix>" in messages, else `what` stays) and an
+  /// optional `description`; the keys are checked against `keys`. False when `n` is
+  /// not a map.
+  template <class Elem>
+  bool readNamed(const YamlNode *n, std::string &what, StringRef kind, const std::string &suffix,
+                 llvm::ArrayRef<StringRef> keys, Elem &e);
+  /// Calls fn(item, index) for every item of the list `n` until errors stop the read.
+  template <class Fn> void forEachItem(const YamlNode *n, const Twine &what, Fn &&fn);
+  /// An edge endpoint `key` of `edge`: a map with the keys `epKeys`, or null.
+  const YamlNode *readEndpointMap(const YamlNode *edge, StringRef key, const std::string &what,
+                                  llvm::ArrayRef<StringRef> epKeys, std::string &epWhat);
+  /// What every edge ends with: its scheme and link.
+  template <class Edge> void readSchemeAndLink(const YamlNode *n, const std::string &what, Edge &e);
   void readDevice(const YamlNode *n, size_t index, DeviceDef &dev);
   void readComponent(const YamlNode *n, const std::string &owner, size_t index, Component &c);
   void readLink(const YamlNode *n, const std::string &scope, size_t index, LinkDef &l);
@@ -340,24 +355,60 @@ bool Reader::parsePath(const YamlNode *n, const std::string &what, ComponentPath
 // Elements
 // ---------------------------------------------------------------------------------
 
-void Reader::readComponent(const YamlNode *n, const std::string &owner, size_t index,
-                           Component &c) {
-  std::string what = fmt::format("component #{} of {}", index + 1, owner);
+template <class Elem>
+bool Reader::readNamed(const YamlNode *n, std::string &what, StringRef kind,
+                       const std::string &suffix, llvm::ArrayRef<StringRef> keys, Elem &e) {
   if (!map(n, what))
-    return;
-  c.loc = n->loc;
+    return false;
+  e.loc = n->loc;
   if (const YamlNode *v = require(n, "name", what))
     if (auto s = identifier(v, "name", what)) {
-      c.name = *s;
-      c.loc = v->loc;
-      what = fmt::format("component '{}' of {}", c.name, owner);
+      e.name = *s;
+      e.loc = v->loc;
+      what = fmt::format("{} '{}'{}", kind.str(), e.name, suffix);
     }
-  static const StringRef keys[] = {"name",   "description", "count", "choice", "custom", "device",
-                                   "cpu",    "xpu",         "nic",   "memory", "port",   "switch"};
   checkKeys(n, keys, what);
   if (const YamlNode *v = n->get("description"))
     if (auto s = text(v, "description", what))
-      c.description = *s;
+      e.description = *s;
+  return true;
+}
+
+template <class Fn> void Reader::forEachItem(const YamlNode *n, const Twine &what, Fn &&fn) {
+  if (auto *items = list(n, what))
+    for (size_t i = 0; i < items->size() && !stop(); ++i)
+      fn((*items)[i], i);
+}
+
+const YamlNode *Reader::readEndpointMap(const YamlNode *edge, StringRef key,
+                                        const std::string &what,
+                                        llvm::ArrayRef<StringRef> epKeys, std::string &epWhat) {
+  const YamlNode *ep = require(edge, key, what);
+  epWhat = "'" + key.str() + "' of " + what;
+  if (!ep || !map(ep, epWhat))
+    return nullptr;
+  checkKeys(ep, epKeys, epWhat);
+  return ep;
+}
+
+template <class Edge>
+void Reader::readSchemeAndLink(const YamlNode *n, const std::string &what, Edge &e) {
+  if (auto s = readScheme(n, what))
+    e.scheme = *s;
+  if (const YamlNode *v = require(n, "link", what)) {
+    e.linkLoc = v->loc;
+    if (auto s = identifier(v, "link", what))
+      e.link = *s;
+  }
+}
+
+void Reader::readComponent(const YamlNode *n, const std::string &owner, size_t index,
+                           Component &c) {
+  std::string what = fmt::format("component #{} of {}", index + 1, owner);
+  static const StringRef keys[] = {"name",   "description", "count", "choice", "custom", "device",
+                                   "cpu",    "xpu",         "nic",   "memory", "port",   "switch"};
+  if (!readNamed(n, what, "component", " of " + owner, keys, c))
+    return;
   if (const YamlNode *v = require(n, "count", what)) {
     c.countLoc = v->loc;
     if (auto k = count(v, "count", what))
@@ -512,20 +563,9 @@ void Reader::readPhysical(const YamlNode *n, const std::string &what, LinkDef &l
 
 void Reader::readLink(const YamlNode *n, const std::string &scope, size_t index, LinkDef &l) {
   std::string what = fmt::format("link #{} of {}", index + 1, scope);
-  if (!map(n, what))
-    return;
-  l.loc = n->loc;
-  if (const YamlNode *v = require(n, "name", what))
-    if (auto s = identifier(v, "name", what)) {
-      l.name = *s;
-      l.loc = v->loc;
-      what = fmt::format("link '{}' of {}", l.name, scope);
-    }
   static const StringRef keys[] = {"name", "description", "physical"};
-  checkKeys(n, keys, what);
-  if (const YamlNode *v = n->get("description"))
-    if (auto s = text(v, "description", what))
-      l.description = *s;
+  if (!readNamed(n, what, "link", " of " + scope, keys, l))
+    return;
   if (const YamlNode *v = n->get("physical"))
     readPhysical(v, what, l);
 }
@@ -550,12 +590,11 @@ void Reader::readDeviceEdge(const YamlNode *n, const std::string &device, size_t
   static const StringRef keys[] = {"ep1", "ep2", "scheme", "link"};
   checkKeys(n, keys, what);
   auto endpoint = [&](StringRef key, ComponentPath &path) {
-    const YamlNode *ep = require(n, key, what);
-    std::string ewhat = "'" + key.str() + "' of " + what;
-    if (!ep || !map(ep, ewhat))
-      return;
     static const StringRef epKeys[] = {"device", "component"};
-    checkKeys(ep, epKeys, ewhat);
+    std::string ewhat;
+    const YamlNode *ep = readEndpointMap(n, key, what, epKeys, ewhat);
+    if (!ep)
+      return;
     // `device: cx5[0:2]` + `component: pcie_endpoint[0]` is the same endpoint as
     // `component: cx5[0:2].pcie_endpoint[0]`.
     if (const YamlNode *d = ep->get("device"))
@@ -568,61 +607,33 @@ void Reader::readDeviceEdge(const YamlNode *n, const std::string &device, size_t
   };
   endpoint("ep1", e.ep1);
   endpoint("ep2", e.ep2);
-  if (auto s = readScheme(n, what))
-    e.scheme = *s;
-  if (const YamlNode *v = require(n, "link", what)) {
-    e.linkLoc = v->loc;
-    if (auto s = identifier(v, "link", what))
-      e.link = *s;
-  }
+  readSchemeAndLink(n, what, e);
 }
 
 void Reader::readDevice(const YamlNode *n, size_t index, DeviceDef &dev) {
   std::string what = fmt::format("device #{}", index + 1);
-  if (!map(n, what))
-    return;
-  dev.loc = n->loc;
-  if (const YamlNode *v = require(n, "name", what))
-    if (auto s = identifier(v, "name", what)) {
-      dev.name = *s;
-      dev.loc = v->loc;
-      what = fmt::format("device '{}'", dev.name);
-    }
   static const StringRef keys[] = {"name", "description", "components", "links", "edges"};
-  checkKeys(n, keys, what);
-  if (const YamlNode *v = n->get("description"))
-    if (auto s = text(v, "description", what))
-      dev.description = *s;
+  if (!readNamed(n, what, "device", "", keys, dev))
+    return;
   if (const YamlNode *v = require(n, "components", what))
-    if (auto *items = list(v, "'components' of " + what))
-      for (size_t i = 0; i < items->size() && !stop(); ++i)
-        readComponent((*items)[i], what, i, dev.components.emplace_back());
+    forEachItem(v, "'components' of " + what, [&](const YamlNode *item, size_t i) {
+      readComponent(item, what, i, dev.components.emplace_back());
+    });
   if (const YamlNode *v = n->get("links"))
-    if (auto *items = list(v, "'links' of " + what))
-      for (size_t i = 0; i < items->size() && !stop(); ++i)
-        readLink((*items)[i], what, i, dev.links.emplace_back());
+    forEachItem(v, "'links' of " + what, [&](const YamlNode *item, size_t i) {
+      readLink(item, what, i, dev.links.emplace_back());
+    });
   if (const YamlNode *v = n->get("edges"))
-    if (auto *items = list(v, "'edges' of " + what))
-      for (size_t i = 0; i < items->size() && !stop(); ++i)
-        readDeviceEdge((*items)[i], dev.name, i, dev.edges.emplace_back());
+    forEachItem(v, "'edges' of " + what, [&](const YamlNode *item, size_t i) {
+      readDeviceEdge(item, dev.name, i, dev.edges.emplace_back());
+    });
 }
 
 void Reader::readInstance(const YamlNode *n, size_t index, Instance &inst) {
   std::string what = fmt::format("instance #{}", index + 1);
-  if (!map(n, what))
-    return;
-  inst.loc = n->loc;
-  if (const YamlNode *v = require(n, "name", what))
-    if (auto s = identifier(v, "name", what)) {
-      inst.name = *s;
-      inst.loc = v->loc;
-      what = fmt::format("instance '{}'", inst.name);
-    }
   static const StringRef keys[] = {"name", "description", "device", "count"};
-  checkKeys(n, keys, what);
-  if (const YamlNode *v = n->get("description"))
-    if (auto s = text(v, "description", what))
-      inst.description = *s;
+  if (!readNamed(n, what, "instance", "", keys, inst))
+    return;
   if (const YamlNode *v = require(n, "device", what)) {
     inst.deviceLoc = v->loc;
     if (auto s = identifier(v, "device", what))
@@ -643,12 +654,11 @@ void Reader::readInfraEdge(const YamlNode *n, size_t index, InfraEdge &e) {
   static const StringRef keys[] = {"ep1", "ep2", "scheme", "link"};
   checkKeys(n, keys, what);
   auto endpoint = [&](StringRef key, InfraEndpoint &ep) {
-    const YamlNode *m = require(n, key, what);
-    std::string ewhat = "'" + key.str() + "' of " + what;
-    if (!m || !map(m, ewhat))
-      return;
     static const StringRef epKeys[] = {"instance", "component"};
-    checkKeys(m, epKeys, ewhat);
+    std::string ewhat;
+    const YamlNode *m = readEndpointMap(n, key, what, epKeys, ewhat);
+    if (!m)
+      return;
     if (const YamlNode *v = require(m, "instance", ewhat))
       if (auto s = identifier(v, "instance", ewhat)) {
         StringRef str(*s);
@@ -668,13 +678,7 @@ void Reader::readInfraEdge(const YamlNode *n, size_t index, InfraEdge &e) {
   };
   endpoint("ep1", e.ep1);
   endpoint("ep2", e.ep2);
-  if (auto s = readScheme(n, what))
-    e.scheme = *s;
-  if (const YamlNode *v = require(n, "link", what)) {
-    e.linkLoc = v->loc;
-    if (auto s = identifier(v, "link", what))
-      e.link = *s;
-  }
+  readSchemeAndLink(n, what, e);
 }
 
 void Reader::readAttributes(const YamlNode *n, const std::string &what,
@@ -775,9 +779,8 @@ void Reader::readAnnotations(const YamlNode *n, Annotations &out) {
 }
 
 void Reader::readDevices(const YamlNode *n, std::vector<DeviceDef> &out) {
-  if (auto *items = list(n, "'devices'"))
-    for (size_t i = 0; i < items->size() && !stop(); ++i)
-      readDevice((*items)[i], i, out.emplace_back());
+  forEachItem(n, "'devices'",
+              [&](const YamlNode *item, size_t i) { readDevice(item, i, out.emplace_back()); });
 }
 
 void Reader::readInfrastructureBody(const YamlNode *m, Infrastructure &in) {
@@ -804,17 +807,17 @@ void Reader::readInfrastructureBody(const YamlNode *m, Infrastructure &in) {
   if (const YamlNode *v = m->get("devices"))
     readDevices(v, in.devices);
   if (const YamlNode *v = m->get("links"))
-    if (auto *items = list(v, "'links'"))
-      for (size_t i = 0; i < items->size() && !stop(); ++i)
-        readLink((*items)[i], "the infrastructure", i, in.links.emplace_back());
+    forEachItem(v, "'links'", [&](const YamlNode *item, size_t i) {
+      readLink(item, "the infrastructure", i, in.links.emplace_back());
+    });
   if (const YamlNode *v = m->get("instances"))
-    if (auto *items = list(v, "'instances'"))
-      for (size_t i = 0; i < items->size() && !stop(); ++i)
-        readInstance((*items)[i], i, in.instances.emplace_back());
+    forEachItem(v, "'instances'", [&](const YamlNode *item, size_t i) {
+      readInstance(item, i, in.instances.emplace_back());
+    });
   if (const YamlNode *v = m->get("edges"))
-    if (auto *items = list(v, "'edges'"))
-      for (size_t i = 0; i < items->size() && !stop(); ++i)
-        readInfraEdge((*items)[i], i, in.edges.emplace_back());
+    forEachItem(v, "'edges'", [&](const YamlNode *item, size_t i) {
+      readInfraEdge(item, i, in.edges.emplace_back());
+    });
 }
 
 std::shared_ptr<Infrastructure> Reader::readBlueprint(const YamlNode *m, StringRef origin) {

@@ -1,6 +1,6 @@
 #include "compiler/frontends/infragraph/YamlTree.h"
 
-#include "compiler/Diagnostics.h"
+#include "support/Diagnostics.h"
 
 #include <llvm/ADT/SmallString.h>
 #include <llvm/ADT/StringExtras.h>

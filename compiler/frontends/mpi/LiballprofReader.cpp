@@ -1,6 +1,6 @@
 #include "compiler/frontends/mpi/LiballprofReader.h"
 
-#include "compiler/Diagnostics.h"
+#include "support/Diagnostics.h"
 
 #include <llvm/ADT/DenseMap.h>
 #include <llvm/ADT/SmallVector.h>

@@ -1,10 +1,10 @@
 // Registers the liballprof MPI trace reader as an input format: recognised by content
 // (`# collprof` header or `MPI_...:` lines), or given as a directory of rank files.
-#include "compiler/Diagnostics.h"
-#include "compiler/InputRegistry.h"
-#include "compiler/Options.h"
 #include "compiler/frontends/mpi/LiballprofReader.h"
+#include "ir/InputRegistry.h"
 #include "ir/Module.h"
+#include "support/Diagnostics.h"
+#include "support/Options.h"
 
 namespace infracc::mpi {
 namespace {

@@ -1,7 +1,7 @@
 #include "compiler/frontends/placement/JobsFile.h"
 
-#include "compiler/Diagnostics.h"
 #include "compiler/frontends/infragraph/YamlTree.h"
+#include "support/Diagnostics.h"
 
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/MemoryBuffer.h>
@@ -9,16 +9,6 @@
 #include <fmt/format.h>
 
 namespace infracc {
-
-llvm::StringRef strategyName(JobsSpec::Strategy s) {
-  switch (s) {
-  case JobsSpec::Strategy::Packed: return "packed";
-  case JobsSpec::Strategy::Random: return "random";
-  case JobsSpec::Strategy::Interleaved: return "interleaved";
-  case JobsSpec::Strategy::List: return "a list";
-  }
-  return "";
-}
 
 namespace {
 

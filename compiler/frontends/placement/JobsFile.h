@@ -13,44 +13,13 @@
 //   - placement: [dgx.1.xpu.0, dgx.1.xpu.1]
 #pragma once
 
-#include <llvm/ADT/StringRef.h>
-#include <llvm/Support/SMLoc.h>
+#include "ir/PlacementRequests.h"
 
-#include <cstdint>
 #include <optional>
-#include <string>
-#include <vector>
 
 namespace infracc {
 
 class DiagEngine;
-
-struct JobsSpec {
-  enum class Mode { MultiJob, MultiTenant };
-  enum class Strategy { Packed, Random, Interleaved, List };
-  struct Slot {
-    bool isIndex = false;
-    uint64_t index = 0;        // a slot number (an index into the fabric's endpoints)
-    std::string name;          // an endpoint name
-    llvm::SMLoc loc;
-  };
-  struct Job {
-    std::string workload;      // empty: not checked
-    llvm::SMLoc loc, workloadLoc, placementLoc;
-    Strategy strategy = Strategy::Packed;
-    std::vector<Slot> slots;   // Strategy::List
-    std::optional<uint64_t> seed;
-  };
-
-  std::string path;            // "" when there is no file (every default)
-  Mode mode = Mode::MultiJob;
-  bool shareNic = true;
-  std::optional<uint64_t> slots, slotsPerHost, seed;
-  llvm::SMLoc slotsLoc, slotsPerHostLoc, jobsLoc;
-  std::vector<Job> jobs;
-};
-
-llvm::StringRef strategyName(JobsSpec::Strategy s);
 
 /// Reads and checks `path`; problems are reported through diags (nullopt then).
 std::optional<JobsSpec> readJobsFile(llvm::StringRef path, DiagEngine &diags);

@@ -1,6 +1,6 @@
 #include "compiler/frontends/placement/PlaceMap.h"
 
-#include "compiler/Diagnostics.h"
+#include "support/Diagnostics.h"
 
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/MemoryBuffer.h>

@@ -4,23 +4,13 @@
 // the fabric, pointing at the entry's text.
 #pragma once
 
-#include <llvm/ADT/StringRef.h>
-#include <llvm/Support/SMLoc.h>
+#include "ir/PlacementRequests.h"
 
-#include <cstdint>
 #include <optional>
-#include <string>
-#include <vector>
 
 namespace infracc {
 
 class DiagEngine;
-
-struct PlaceMapEntry {
-  uint32_t rank = 0;
-  std::string endpoint;
-  llvm::SMLoc rankLoc, endpointLoc;
-};
 
 /// Reads `path` (registered with diags for messages); syntax errors are reported and
 /// give nullopt.

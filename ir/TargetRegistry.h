@@ -7,7 +7,7 @@
 //       .run = [](infracc::TargetContext &ctx) -> llvm::Error { ... }});
 #pragma once
 
-#include "compiler/Output.h"
+#include "support/Output.h"
 
 #include <llvm/ADT/ArrayRef.h>
 #include <llvm/Support/Error.h>

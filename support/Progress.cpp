@@ -1,6 +1,6 @@
-#include "compiler/Progress.h"
+#include "support/Progress.h"
 
-#include "compiler/Options.h"
+#include "support/Options.h"
 
 #include <llvm/Support/Format.h>
 

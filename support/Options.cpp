@@ -1,4 +1,4 @@
-#include "compiler/Options.h"
+#include "support/Options.h"
 
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/Path.h>

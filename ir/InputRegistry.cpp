@@ -1,6 +1,7 @@
-#include "compiler/InputRegistry.h"
+#include "ir/InputRegistry.h"
 
-#include "compiler/Diagnostics.h"
+#include "support/Diagnostics.h"
+#include "support/InputFile.h"
 
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/FileSystem.h>
@@ -40,43 +41,6 @@ std::vector<const InputFormat *> InputRegistry::all() {
   return out;
 }
 
-static llvm::ErrorOr<const llvm::MemoryBuffer *> stdinBuffer() {
-  static llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buf = llvm::MemoryBuffer::getSTDIN();
-  if (!buf)
-    return buf.getError();
-  return buf->get();
-}
-
-llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> openInputFile(llvm::StringRef path,
-                                                                bool nulTerminated) {
-  if (path != "-")
-    return llvm::MemoryBuffer::getFile(path, /*IsText=*/false, nulTerminated);
-  auto in = stdinBuffer();
-  if (!in)
-    return in.getError();
-  return llvm::MemoryBuffer::getMemBufferCopy((*in)->getBuffer(), "<stdin>");
-}
-
-static std::string readHead(llvm::StringRef path) {
-  if (path == "-") {
-    auto in = stdinBuffer();
-    return in ? (*in)->getBuffer().take_front(4096).str() : std::string();
-  }
-  auto file = llvm::sys::fs::openNativeFileForRead(path);
-  if (!file) {
-    llvm::consumeError(file.takeError());
-    return {};
-  }
-  char buf[4096];
-  auto n = llvm::sys::fs::readNativeFileSlice(*file, llvm::MutableArrayRef<char>(buf, sizeof buf), 0);
-  llvm::sys::fs::closeFile(*file);
-  if (!n) {
-    llvm::consumeError(n.takeError());
-    return {};
-  }
-  return std::string(buf, *n);
-}
-
 llvm::Expected<const InputFormat *> InputRegistry::classify(llvm::StringRef path) {
   std::string ext = llvm::sys::path::extension(path).lower();
   std::vector<const InputFormat *> byExt;
@@ -85,7 +49,7 @@ llvm::Expected<const InputFormat *> InputRegistry::classify(llvm::StringRef path
       byExt.push_back(&f);
   if (byExt.size() == 1)
     return byExt.front();
-  std::string head = readHead(path);
+  std::string head = readInputHead(path);
   auto best = [&](llvm::ArrayRef<const InputFormat *> cands) -> const InputFormat * {
     const InputFormat *pick = nullptr;
     int score = 0;

@@ -68,12 +68,6 @@ public:
   static llvm::Expected<const InputFormat *> classify(llvm::StringRef path);
 };
 
-/// Opens an input file (memory-mapped where possible), or standard input for "-".
-/// Standard input is read once and kept, so that recognising the format and reading
-/// the input see the same bytes; its buffer is named "<stdin>" in diagnostics.
-llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> openInputFile(llvm::StringRef path,
-                                                                bool nulTerminated);
-
 struct RegisterInputFormat {
   explicit RegisterInputFormat(InputFormat f) { InputRegistry::add(std::move(f)); }
 };

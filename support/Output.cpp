@@ -1,4 +1,4 @@
-#include "compiler/Output.h"
+#include "support/Output.h"
 
 #include <llvm/Support/Path.h>
 

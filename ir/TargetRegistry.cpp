@@ -1,4 +1,4 @@
-#include "compiler/TargetRegistry.h"
+#include "ir/TargetRegistry.h"
 
 #include <algorithm>
 #include <deque>

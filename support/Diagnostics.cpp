@@ -1,4 +1,4 @@
-#include "compiler/Diagnostics.h"
+#include "support/Diagnostics.h"
 
 namespace infracc {
 
