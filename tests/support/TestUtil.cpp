@@ -15,7 +15,7 @@
 
 namespace infracc::test {
 
-static std::string binary() {
+std::string infraccBinary() {
   if (const char *env = std::getenv("INFRACC"))
     return env;
   return INFRACC_BINARY;
@@ -27,7 +27,7 @@ RunResult runInfracc(const std::vector<std::string> &args, const std::string &cw
   llvm::sys::fs::createTemporaryFile("infracc-out", "txt", outPath);
   llvm::sys::fs::createTemporaryFile("infracc-err", "txt", errPath);
   std::vector<llvm::StringRef> argv;
-  std::string bin = binary();
+  std::string bin = infraccBinary();
   argv.push_back(bin);
   for (const std::string &a : args)
     argv.push_back(a);

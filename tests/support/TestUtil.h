@@ -14,6 +14,9 @@ struct RunResult {
 };
 
 /// Runs the built infracc with `args` (no shell involved), in `cwd` if given.
+/// The infracc binary under test: $INFRACC, else the one this build made.
+std::string infraccBinary();
+
 /// Runs the infracc binary; standard input is `stdinFile` (default: empty).
 RunResult runInfracc(const std::vector<std::string> &args, const std::string &cwd = "",
                      const std::string &stdinFile = "");

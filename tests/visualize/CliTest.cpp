@@ -125,8 +125,7 @@ TEST(VisualizeCli, TimelineNeedsAWorkload) {
 }
 
 TEST(VisualizeCli, RefusesBinaryOutputToATerminal) {
-  const char *bin = std::getenv("INFRACC");
-  std::string binary = bin ? bin : INFRACC_BINARY;
+  std::string binary = infraccBinary();
   int master = -1, slave = -1;
   ASSERT_EQ(openpty(&master, &slave, nullptr, nullptr, nullptr), 0);
   int err[2];
