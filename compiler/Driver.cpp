@@ -341,8 +341,22 @@ int Driver::run() {
 
 } // namespace
 
-int runDriver(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
+namespace {
+
+const char *const Overview =
+    "infracc: one fabric description and one workload in, every simulator's input out\n\n"
+    "  infracc fabric.yaml -emit=fqg                      the expanded fabric graph\n"
+    "  infracc fabric.yaml -emit=infragraph -o f.json     canonical, shareable document\n"
+    "  infracc fabric.yaml -emit=digest                   SHA-256 of the expanded fabric\n"
+    "  infracc workload.goal -emit=sim                    LogGOPSim-exact simulation\n"
+    "  infracc fabric.yaml workload.goal -emit=htsim -o out/\n";
+
+// Once per process: the version text, --help's appendix and which option categories show.
+void configureOptions() {
+  static bool done = false;
+  if (done)
+    return;
+  done = true;
   cl::SetVersionPrinter([](llvm::raw_ostream &os) {
     os << "infracc " << INFRACC_VERSION << "\n"
        << "  a compiler for network-infrastructure studies: InfraGraph fabrics and GOAL/MPI\n"
@@ -360,17 +374,29 @@ int runDriver(int argc, char **argv) {
     stats->addCategory(opts::generalCategory());
     stats->setDescription("Print statistics collected by passes and backends (on stderr)");
   }
-  const char *overview =
-      "infracc: one fabric description and one workload in, every simulator's input out\n\n"
-      "  infracc fabric.yaml -emit=fqg                      the expanded fabric graph\n"
-      "  infracc fabric.yaml -emit=infragraph -o f.json     canonical, shareable document\n"
-      "  infracc fabric.yaml -emit=digest                   SHA-256 of the expanded fabric\n"
-      "  infracc workload.goal -emit=sim                    LogGOPSim-exact simulation\n"
-      "  infracc fabric.yaml workload.goal -emit=htsim -o out/\n";
-  if (!cl::ParseCommandLineOptions(argc, argv, overview, &llvm::errs()))
+}
+
+int parseAndRun(int argc, const char *const *argv) {
+  configureOptions();
+  if (!cl::ParseCommandLineOptions(argc, argv, Overview, &llvm::errs()))
     return 2;
   Driver d;
   return d.run();
+}
+
+} // namespace
+
+int runDriver(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  return parseAndRun(argc, argv);
+}
+
+int runDriverInProcess(llvm::ArrayRef<std::string> args) {
+  cl::ResetAllOptionOccurrences();
+  std::vector<const char *> argv{"infracc"};
+  for (const std::string &a : args)
+    argv.push_back(a.c_str());
+  return parseAndRun(static_cast<int>(argv.size()), argv.data());
 }
 
 } // namespace infracc

@@ -4,6 +4,7 @@
 #include "ir/FabricGraph.h"
 
 #include "support/Diagnostics.h"
+#include "support/Limits.h"
 
 #include <llvm/ADT/STLExtras.h>
 #include <llvm/ADT/StringExtras.h>
@@ -289,6 +290,17 @@ private:
     else
       diags_.error(defs_->origin, msg);
   }
+  // Resident bytes per expanded node and, at the peak of deduplication, per edge (the
+  // expansion of a k=64 fat tree measured 56-58 B per node).
+  static constexpr uint64_t BytesPerNode = 64, BytesPerEdge = 40;
+  /// False, with an error at `loc`, when `count` items would not fit in -max-memory.
+  bool fits(llvm::SMLoc loc, llvm::StringRef what, uint64_t count, uint64_t bytesEach) {
+    if (std::optional<std::string> msg = exceedsMemory(what, count, bytesEach)) {
+      error(loc, *msg);
+      return false;
+    }
+    return true;
+  }
   void warning(llvm::SMLoc loc, const llvm::Twine &msg) {
     if (loc.isValid())
       diags_.warning(loc, msg);
@@ -548,6 +560,8 @@ bool FabricExpander::layoutInstances() {
                                      next, MaxNodes));
     return false;
   }
+  if (!fits(llvm::SMLoc(), fmt::format("the fabric's {} nodes", next), next, BytesPerNode))
+    return false;
   g_->numNodes_ = static_cast<uint32_t>(next);
   g_->numDeviceCopies_ = copies;
   return true;
@@ -723,6 +737,9 @@ bool FabricExpander::pairUp(const std::vector<uint32_t> &a, const std::vector<ui
   (void)link;
   switch (scheme) {
   case Scheme::Many2Many:
+    if (!fits(loc, fmt::format("this many2many edge's {} x {} pairs", a.size(), b.size()),
+              uint64_t(a.size()) * b.size(), BytesPerEdge))
+      return false;
     for (uint32_t x : a)
       for (uint32_t y : b)
         if (x != y)
@@ -923,6 +940,10 @@ void FabricExpander::expandEdges() {
     const auto *local = deviceEdges(inst.device);
     if (!local)
       continue;
+    uint64_t more = uint64_t(local->size()) * inst.count;
+    if (!fits(llvm::SMLoc(), fmt::format("the fabric's {} edges", raw_.size() + more),
+              raw_.size() + more, BytesPerEdge))
+      return;
     raw_.reserve(raw_.size() + local->size() * inst.count);
     for (uint64_t c = 0; c < inst.count; ++c) {
       NodeId base = static_cast<NodeId>(inst.firstNode + c * inst.nodesPerCopy);

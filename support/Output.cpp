@@ -14,6 +14,9 @@ OutputManager::~OutputManager() {
     discard();
 }
 
+// A directory that does not exist yet is created only when the run commits: until then
+// its files are temporaries beside it, which an error or an interrupt removes, so the
+// directory appears whole or not at all.
 llvm::Error OutputManager::prepareDirectory() {
   if (dirPrepared_)
     return llvm::Error::success();
@@ -25,17 +28,23 @@ llvm::Error OutputManager::prepareDirectory() {
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "'" + path_ + "' exists and is not a directory");
   } else {
-    if (std::error_code ec = fs::create_directories(path_))
-      return llvm::createStringError(ec, "cannot create directory '" + path_ + "': " + ec.message());
-    createdDir_ = path_;
+    llvm::SmallString<256> parent(path_);
+    llvm::sys::path::remove_dots(parent, /*remove_dot_dot=*/true);
+    llvm::sys::path::remove_filename(parent);
+    if (!parent.empty())
+      if (std::error_code ec = fs::create_directories(parent))
+        return llvm::createStringError(ec, "cannot create directory '" + std::string(parent) +
+                                               "': " + ec.message());
+    newDir_ = true;
   }
   dirPrepared_ = true;
   return llvm::Error::success();
 }
 
 llvm::Expected<llvm::raw_ostream &> OutputManager::open(const std::string &finalName,
-                                                        bool executable) {
-  llvm::SmallString<256> model(finalName);
+                                                        bool executable,
+                                                        llvm::StringRef tempModel) {
+  llvm::SmallString<256> model(tempModel.empty() ? llvm::StringRef(finalName) : tempModel);
   model += ".tmp-%%%%%%";
   auto temp = fs::TempFile::create(model);
   if (!temp)
@@ -76,7 +85,7 @@ llvm::Expected<llvm::raw_ostream &> OutputManager::stream() {
     pending_.push_back(std::move(p));
     return *pending_.back().os;
   }
-  return open(path_, false);
+  return open(path_, false, "");
 }
 
 llvm::Expected<llvm::raw_ostream &> OutputManager::file(llvm::StringRef relativeName,
@@ -88,7 +97,14 @@ llvm::Expected<llvm::raw_ostream &> OutputManager::file(llvm::StringRef relative
     return e;
   llvm::SmallString<256> full(path_);
   llvm::sys::path::append(full, relativeName);
-  return open(std::string(full.str()), executable);
+  if (!newDir_)
+    return open(std::string(full.str()), executable, "");
+  // Beside the directory to be: out/ -> out.fabric.topo.tmp-XXXXXX
+  std::string model = path_;
+  while (model.size() > 1 && llvm::sys::path::is_separator(model.back()))
+    model.pop_back();
+  model += "." + llvm::sys::path::filename(relativeName).str();
+  return open(std::string(full.str()), executable, model);
 }
 
 llvm::Error OutputManager::commit() {
@@ -110,6 +126,14 @@ llvm::Error OutputManager::commit() {
       discard();
       return llvm::createStringError(ec, "error writing '" + p.finalName + "': " + ec.message());
     }
+  }
+  if (newDir_ && !pending_.empty()) {
+    if (std::error_code ec = fs::create_directory(path_)) {
+      discard();
+      return llvm::createStringError(ec, "cannot create directory '" + path_ + "': " + ec.message());
+    }
+    createdDir_ = path_;
+    newDir_ = false;
   }
   for (Pending &p : pending_) {
     if (!p.temp) {   // written directly (a device or pipe)

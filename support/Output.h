@@ -1,6 +1,8 @@
 // Atomic outputs. Every file a target writes goes to a temporary file next to its
 // final name and is renamed into place only when the whole run has succeeded, so a
-// failed run leaves nothing half-written (and an interrupted one removes its temps).
+// failed run leaves nothing half-written (and an interrupted one removes its temps:
+// LLVM's TempFile registers them with RemoveFileOnSignal). An output directory that
+// does not exist yet is made at commit, its files' temporaries waiting beside it.
 // Devices and pipes (-o /dev/null) are written directly.
 #pragma once
 
@@ -44,13 +46,15 @@ private:
     std::unique_ptr<llvm::raw_fd_ostream> os;
     bool executable = false;
   };
-  llvm::Expected<llvm::raw_ostream &> open(const std::string &finalName, bool executable);
+  llvm::Expected<llvm::raw_ostream &> open(const std::string &finalName, bool executable,
+                                           llvm::StringRef tempModel);
   llvm::Error prepareDirectory();
 
   std::string path_;
   bool directory_;
   bool committed_ = false;
   bool dirPrepared_ = false;
+  bool newDir_ = false;      // the directory does not exist yet: made at commit
   std::string createdDir_;   // directory we created (removed again on discard)
   std::vector<Pending> pending_;
 };

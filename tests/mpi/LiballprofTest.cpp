@@ -119,3 +119,44 @@ TEST(Liballprof, Errors) {
 }
 
 } // namespace
+
+namespace {
+
+// Found by fuzzing (tests/fuzz/corpus/liballprof/regress-*): an absurd request count
+// used to loop 2^40 times, a gap of 10^18 us overflowed the calc's 64 bits.
+TEST(Liballprof, WaitallWithAnAbsurdCountWaitsForTheOutstandingRequests) {
+  std::string dir = makeTempDir("mpi-waitall");
+  std::string r0 = "MPI_Init:-:1:2:10.0\n"
+                   "MPI_Isend:11.0:4000:64:3,1,1:1:7:0,0,2:9000:11.5\n"
+                   "MPI_Waitall:12.0:1099511627776:9000:700:13.0\n"
+                   "MPI_Finalize:14.0:-\n";
+  std::string r1 = "MPI_Init:-:1:2:10.0\n"
+                   "MPI_Recv:11.0:4000:64:3,1,1:0:7:0,1,2:600:12.0\n"
+                   "MPI_Finalize:14.0:-\n";
+  RunResult r = runInfracc({writeTrace(dir, {r0, r1}), "-emit=goal-extended"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "num_ranks 2\n\n"
+                   "rank 0 {\nl1: calc 1000\nl2: send 64b to 1 tag 7\nl3: calc 500\nl4: calc 0\n"
+                   "l5: calc 1000\nl2 requires l1\nl4 requires l2\nl3 irequires l2\n"
+                   "l4 requires l3\nl5 requires l4\n}\n\n"
+                   "rank 1 {\nl1: calc 1000\nl2: recv 64b from 0 tag 7\nl3: calc 2000\n"
+                   "l2 requires l1\nl3 requires l2\n}\n");
+  r = runInfracc({writeTrace(dir, {r0 + "", r1}), "-emit=sim"});
+  EXPECT_EQ(r.status, 0) << r.err;
+}
+
+TEST(Liballprof, GapPastSixtyFourBitsOfNanosecondsIsAnError) {
+  std::string dir = makeTempDir("mpi-gap");
+  std::string r0 = "MPI_Init:-:1:2:10.0\n"
+                   "MPI_Barrier:1e18:1,0,1:11e17\n"
+                   "MPI_Finalize:2e18:-\n";
+  RunResult r = runInfracc({writeTrace(dir, {r0}), "-emit=goal-extended"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("pmpi-trace-rank-0.txt:4:13: error: this call starts 1e+18 us after "
+                       "the previous one ended; a gap must be shorter than 2^63 ns (292 "
+                       "years)\nMPI_Barrier:1e18:1,0,1:11e17\n            ^\n"),
+            std::string::npos)
+      << r.err;
+}
+
+} // namespace

@@ -484,6 +484,13 @@ void Reader::buildRank(uint32_t rank, ScheduleBuilder &b) {
     }
     if (hasStart && havePrev && tstart > prevEnd) {
       double ns = std::round((tstart - prevEnd) * 1000.0);
+      // A GOAL calc holds 64 bits of ns; a gap past 2^63 ns (292 years) is a broken clock.
+      if (ns >= 0x1p63) {
+        error(c.groups[1], "this call starts " + llvm::Twine(fmt::format("{:g}", tstart - prevEnd)) +
+                               " us after the previous one ended; a gap must be shorter than "
+                               "2^63 ns (292 years)");
+        continue;
+      }
       if (ns >= 1)
         then(b.addCalc(uint64_t(ns)));
     }
@@ -549,12 +556,30 @@ void Reader::buildRank(uint32_t rank, ScheduleBuilder &b) {
       if ((all && !integer(c, 2, 0, count, "request count")) ||
           !unsignedValue(c, all ? 3 : 2, 0, base, "request"))
         continue;
+      if (count < 0) {
+        error(value(c, 2), "negative request count");
+        failed_ = true;
+        continue;
+      }
       uint32_t w = b.addCalc(0);
       link(w);
-      for (int64_t i = 0; i < count; ++i) {
-        auto it = requests.find(base + uint64_t(i) * reqSize);
+      // The array's handles in array order; entries that are not outstanding requests
+      // are MPI_REQUEST_NULL or already completed. A count larger than the outstanding
+      // requests is answered from them, so an absurd count costs nothing.
+      std::vector<uint64_t> handles;
+      if (uint64_t(count) <= requests.size()) {
+        for (int64_t i = 0; i < count; ++i)
+          handles.push_back(base + uint64_t(i) * reqSize);
+      } else {
+        for (const auto &[h, op] : requests)
+          if (h >= base && (h - base) % reqSize == 0 && (h - base) / reqSize < uint64_t(count))
+            handles.push_back(h);
+        llvm::sort(handles);
+      }
+      for (uint64_t h : handles) {
+        auto it = requests.find(h);
         if (it == requests.end())
-          continue;   // MPI_REQUEST_NULL, or already completed
+          continue;
         b.addDependency(w, it->second, DepKind::Requires);
         requests.erase(it);
       }

@@ -1,0 +1,31 @@
+// How much an input may make infracc allocate. Sizes read from input (rank counts,
+// fabric sizes, counts in binary headers, blueprint parameters) are checked against
+// -max-memory before memory is reserved, so an absurd value is a located error naming
+// the value and the limit — never std::bad_alloc, an OOM kill or a minutes-long stall.
+#pragma once
+
+#include <llvm/ADT/StringRef.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace infracc {
+
+/// -max-memory in bytes (default: the machine's physical memory).
+uint64_t maxMemoryBytes();
+
+/// nullopt when `count` items of about `bytesEach` bytes fit in -max-memory; else a
+/// message for the caller's located error: "<what> would need about 12.0 GiB
+/// (3000000000 x 4 bytes), more than -max-memory (8.0 GiB); raise it with -max-memory=".
+std::optional<std::string> exceedsMemory(llvm::StringRef what, uint64_t count,
+                                         uint64_t bytesEach);
+
+/// `1.5 GiB`, `512 MiB`, `12 bytes`: sizes in messages.
+std::string formatBytes(uint64_t bytes);
+
+/// A byte count as -max-memory takes it: a number and an optional binary suffix K, M, G,
+/// T (each may be followed by `iB` or `B`: 512M, 512MiB, 512MB are all 512 * 2^20).
+std::optional<uint64_t> parseByteSize(llvm::StringRef s);
+
+} // namespace infracc

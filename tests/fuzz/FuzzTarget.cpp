@@ -1,0 +1,166 @@
+// libFuzzer targets, one per input format. Each runs the whole driver on the fuzzer's
+// bytes, as a user would run infracc on a file: the frontend, the verifier and the
+// default pipeline, then a cheap target (the simulator for workloads, the digest for
+// fabrics). A finding is a crash, a sanitizer report, a leak, a hang past libFuzzer's
+// -timeout or an allocation past its -malloc_limit_mb; a clean error message is not.
+//
+// The binary's target is fixed at build time (INFRACC_FUZZ_TARGET, see CMakeLists.txt);
+// docs/reliability.md tells how to run them.
+#include "compiler/Driver.h"
+
+#include <llvm/ADT/StringRef.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Path.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace {
+
+// Fixed companions for the targets that fuzz a side file (-jobs, -place-map).
+const char *const Fabric = R"(name: fuzz-pair
+devices:
+- name: box
+  components:
+  - {name: xpu, count: 2, choice: xpu}
+  - {name: nic, count: 1, choice: nic}
+  links:
+  - name: pcie
+  edges:
+  - {ep1: {component: xpu}, ep2: {component: nic}, scheme: many2many, link: pcie}
+- name: sw
+  components:
+  - {name: asic, count: 1, choice: switch}
+  - {name: port, count: 2, choice: port}
+  links:
+  - name: ic
+  edges:
+  - {ep1: {component: asic}, ep2: {component: port}, scheme: many2many, link: ic}
+links:
+- name: eth
+instances:
+- {name: box, device: box, count: 2}
+- {name: sw, device: sw, count: 1}
+edges:
+- {ep1: {instance: box, component: nic}, ep2: {instance: "sw[0]", component: port}, scheme: one2one, link: eth}
+)";
+
+const char *const Workload = R"(num_ranks 2
+rank 0 {
+l1: send 8b to 1 tag 0
+}
+rank 1 {
+l1: recv 8b from 0 tag 0
+}
+)";
+
+struct Target {
+  const char *name;
+  // Writes the fuzzer's bytes where the driver will read them; returns the arguments.
+  std::function<std::vector<std::string>(llvm::StringRef data, const std::string &dir)> prepare;
+};
+
+void writeFile(const std::string &path, llvm::StringRef data) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec) {
+    llvm::errs() << "fuzz: cannot write " << path << ": " << ec.message() << "\n";
+    std::abort();
+  }
+  os << data;
+}
+
+std::string in(const std::string &dir, llvm::StringRef name) { return dir + "/" + name.str(); }
+
+// A file input with the given name, then the given options.
+Target fileTarget(const char *name, const char *fileName, std::vector<std::string> options) {
+  return {name, [fileName, options](llvm::StringRef data, const std::string &dir) {
+            std::string path = in(dir, fileName);
+            writeFile(path, data);
+            std::vector<std::string> args{path};
+            args.insert(args.end(), options.begin(), options.end());
+            return args;
+          }};
+}
+
+const std::vector<Target> &targets() {
+  static const std::vector<Target> all = {
+      fileTarget("infragraph-yaml", "fabric.yaml", {"-emit=digest"}),
+      fileTarget("infragraph-json", "fabric.json", {"-emit=digest"}),
+      fileTarget("goal-text", "workload.goal", {"-emit=sim"}),
+      fileTarget("goal-bin", "workload.bin", {"-emit=sim"}),
+      {"blueprint",
+       [](llvm::StringRef data, const std::string &) {
+         return std::vector<std::string>{"-fabric=" + data.str(), "-emit=stats"};
+       }},
+      // A trace directory: the bytes split at form feeds into rank 0's file, rank 1's ...
+      {"liballprof",
+       [](llvm::StringRef data, const std::string &dir) {
+         std::string traceDir = in(dir, "trace");
+         std::error_code ec;
+         llvm::sys::fs::remove_directories(traceDir);
+         llvm::sys::fs::create_directories(traceDir);
+         llvm::SmallVector<llvm::StringRef, 8> ranks;
+         data.split(ranks, '\f', /*MaxSplit=*/7);
+         for (size_t r = 0; r < ranks.size(); ++r)
+           writeFile(in(traceDir, "pmpi-trace-rank-" + std::to_string(r) + ".txt"), ranks[r]);
+         return std::vector<std::string>{in(traceDir, "pmpi-trace-rank-0.txt"), "-emit=sim"};
+       }},
+      {"jobs",
+       [](llvm::StringRef data, const std::string &dir) {
+         std::string path = in(dir, "jobs.yaml");
+         writeFile(path, data);
+         return std::vector<std::string>{in(dir, "fabric.yaml"), in(dir, "a.goal"),
+                                         in(dir, "b.goal"), "-jobs=" + path, "-emit=sim"};
+       }},
+      {"place-map",
+       [](llvm::StringRef data, const std::string &dir) {
+         std::string path = in(dir, "map.txt");
+         writeFile(path, data);
+         return std::vector<std::string>{in(dir, "fabric.yaml"), in(dir, "a.goal"),
+                                         "-place-map=" + path, "-emit=sim"};
+       }},
+  };
+  return all;
+}
+
+const Target *Chosen = nullptr;
+std::string Dir;
+
+} // namespace
+
+extern "C" int LLVMFuzzerInitialize(int *, char ***) {
+  for (const Target &t : targets())
+    if (llvm::StringRef(t.name) == INFRACC_FUZZ_TARGET)
+      Chosen = &t;
+  if (!Chosen) {
+    llvm::errs() << "fuzz: unknown target " << INFRACC_FUZZ_TARGET << "\n";
+    std::abort();
+  }
+  llvm::SmallString<128> dir;
+  if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("infracc-fuzz", dir)) {
+    llvm::errs() << "fuzz: cannot create a scratch directory: " << ec.message() << "\n";
+    std::abort();
+  }
+  Dir = std::string(dir);
+  writeFile(in(Dir, "fabric.yaml"), Fabric);
+  writeFile(in(Dir, "a.goal"), Workload);
+  writeFile(in(Dir, "b.goal"), Workload);
+  std::atexit([] { llvm::sys::fs::remove_directories(Dir); });
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  llvm::StringRef bytes(reinterpret_cast<const char *>(data), size);
+  std::vector<std::string> args = Chosen->prepare(bytes, Dir);
+  // Small enough that an input asking for more is refused at once, not after a long run.
+  args.push_back("-max-memory=256M");
+  args.push_back("-o");
+  args.push_back("/dev/null");
+  infracc::runDriverInProcess(args);
+  return 0;
+}

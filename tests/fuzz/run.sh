@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Runs the libFuzzer targets of a fuzz build (cmake -DINFRACC_FUZZ=ON, docs/reliability.md).
+#
+#   tests/fuzz/run.sh <build-dir> <limit> [target ...]
+#
+# <limit> is passed to libFuzzer: -runs=N (CI: a fixed number of executions from a fixed
+# seed, so a run is repeatable) or -max_total_time=S. Without targets, all of them, one
+# after the other. New inputs go to <build-dir>/fuzz/corpus/<target> (the checked-in
+# seeds in tests/fuzz/corpus/<target> are read, never written); a crash leaves its input
+# in <build-dir>/fuzz/artifacts/ and the script exits 1 naming it.
+set -uo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+build="$1"; limit="$2"; shift 2
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=(infragraph-yaml infragraph-json blueprint goal-text goal-bin
+                                     liballprof jobs place-map)
+mkdir -p "$build/fuzz/artifacts"
+status=0
+for t in "${targets[@]}"; do
+  mkdir -p "$build/fuzz/corpus/$t"
+  log="$build/fuzz/$t.log"
+  # -close_fd_mask=2: the driver's error messages (expected for bad input) stay quiet.
+  "$build/fuzz-$t" "$limit" -seed=1 -close_fd_mask=2 -timeout=10 -rss_limit_mb=2048 \
+      -malloc_limit_mb=1024 -dict="$here/dict/$t.dict" \
+      -artifact_prefix="$build/fuzz/artifacts/$t-" \
+      "$build/fuzz/corpus/$t" "$here/corpus/$t" >"$log" 2>&1
+  rc=$?
+  summary=$(grep -E '^#[0-9]+ +DONE' "$log" | tail -1)
+  if [ $rc -ne 0 ]; then
+    status=1
+    echo "fuzz-$t: FAILED (exit $rc); log: $log"
+    grep -E 'ERROR|SUMMARY|Test unit written' "$log" | head -5
+  else
+    echo "fuzz-$t: ${summary:-done}"
+  fi
+done
+exit $status
