@@ -25,7 +25,7 @@ for t in "${targets[@]}"; do
       -artifact_prefix="$build/fuzz/artifacts/$t-" \
       "$build/fuzz/corpus/$t" "$here/corpus/$t" >"$log" 2>&1
   rc=$?
-  summary=$(grep -E '^#[0-9]+ +DONE' "$log" | tail -1)
+  summary="$(grep -E '^Done [0-9]+ runs' "$log" | tail -1); $(grep -oE 'cov: [0-9]+ ft: [0-9]+ corp: [0-9]+' "$log" | tail -1)"
   if [ $rc -ne 0 ]; then
     status=1
     echo "fuzz-$t: FAILED (exit $rc); log: $log"
