@@ -74,3 +74,15 @@ TEST(Limits, MaxMemoryMustBeASize) {
   EXPECT_EQ(r.err, "infracc: for the --max-memory option: 'lots' is not a memory size; write a "
                    "number of bytes with an optional K, M, G or T (binary: 512M, 8G, 8GiB)\n");
 }
+
+// Found by fuzzing (tests/fuzz/corpus/goal-text/regress-huge-world): a collective made
+// the world communicator of num_ranks ranks before the missing blocks were noticed.
+TEST(Limits, NumRanksBeyondWhatTheFileCanHoldIsRefusedAtTheHeader) {
+  std::string dir = makeTempDir("limits");
+  writeFile(dir + "/big.goal", "num_ranks 321048576\nrank 0 {\nl1: allreduce 8b\n}\n");
+  RunResult r = runInfracc({dir + "/big.goal"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, dir + "/big.goal:1:11: error: num_ranks is 321048576, but this file of 48 "
+                         "bytes has room for at most 6 rank blocks (every rank needs one, e.g. "
+                         "'rank 5 {}')\nnum_ranks 321048576\n          ^\n");
+}

@@ -424,6 +424,15 @@ bool TextParser::parseHeader() {
     error(numLoc, "num_ranks must be at least 1");
     return false;
   }
+  // Every rank needs a block of at least 8 bytes ("rank 0{}"): a count the file cannot
+  // hold is refused before anything per rank (the world communicator) is allocated.
+  uint64_t size = uint64_t(end_ - begin_);
+  if (n > size / 8) {
+    error(numLoc, "num_ranks is " + llvm::Twine(n) + ", but this file of " + llvm::Twine(size) +
+                      " bytes has room for at most " + llvm::Twine(size / 8) +
+                      " rank blocks (every rank needs one, e.g. 'rank 5 {}')");
+    return false;
+  }
   numRanks_ = static_cast<uint32_t>(n);
   if (!endStatement(
           [&] { return "the end of the line after 'num_ranks " + std::to_string(n) + "'"; }))
