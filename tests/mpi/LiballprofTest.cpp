@@ -119,3 +119,20 @@ TEST(Liballprof, Errors) {
 }
 
 } // namespace
+
+TEST(Liballprof, VerifierErrorsNameTheTraceFileAndLine) {
+  // Rank 0 sends with tag 7, rank 1 receives tag 8: both are reported at their call.
+  std::string dir = makeTempDir("mpi-unmatched");
+  std::string rank0 = writeTrace(dir, {"MPI_Init:-:1:2:0.0\nMPI_Send:1.0:4:1:3,4,4:1:7:0,0,2:2.0\n",
+                                       "MPI_Init:-:1:2:0.0\nMPI_Recv:1.0:4:1:3,4,4:0:8:0,1,2:0:2.0\n"});
+  RunResult r = runInfracc({rank0, "-emit=goal"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, dir + "/pmpi-trace-rank-1.txt:4:1: error: rank 1: recv #1 (4 bytes from rank "
+                         "0, tag 8) has no matching send\n"
+                         "MPI_Recv:1.0:4:1:3,4,4:0:8:0,1,2:0:2.0\n^\n" +
+                     dir + "/pmpi-trace-rank-0.txt:4:1: error: rank 0: send #1 (4 bytes to rank "
+                           "1, tag 7) has no matching recv in rank 1\n"
+                           "MPI_Send:1.0:4:1:3,4,4:1:7:0,0,2:2.0\n^\n" +
+                     dir + "/pmpi-trace-rank-0.txt: note: with -allow-unmatched these are "
+                           "warnings\n");
+}

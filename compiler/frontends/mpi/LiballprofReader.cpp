@@ -473,6 +473,13 @@ void Reader::buildRank(uint32_t rank, ScheduleBuilder &b) {
   for (const Call &c : calls_[rank]) {
     if (diags_.shouldStop())
       break;
+    // The ops this call makes (and the calc before it) are located at its line.
+    struct LocateOps {
+      ScheduleBuilder &b;
+      uint32_t from;
+      llvm::StringRef at;
+      ~LocateOps() { b.setSourceLoc(from, llvm::SMLoc::getFromPointer(at.data())); }
+    } locate{b, b.opsInRank(), c.name};
     double tstart, tend;
     bool hasStart = time(c.groups[1], tstart), hasEnd = time(c.groups.back(), tend);
     if (c.name == "MPI_Init" || c.name == "MPI_Init_thread") {
@@ -680,6 +687,7 @@ std::optional<Schedule> Reader::read(const std::vector<std::string> &files) {
   if (failed_)
     return std::nullopt;
   ScheduleBuilder b(P_);
+  b.keepSourceLocs();
   for (size_t i = 0; i < comms_.size(); ++i)
     b.addCommunicator(Communicator{uint32_t(i), comms_[i]});
   for (uint32_t r = 0; r < P_; ++r)
