@@ -153,9 +153,11 @@ llvm::Error Driver::readInputs() {
   for (const InputProvider &p : InputRegistry::providers())
     if (llvm::Error e = p(module_, diags_))
       return e;
-  if (llvm::count(Inputs, "-") > 1)
+  std::vector<std::string> inputs(Inputs.begin(), Inputs.end());
+  llvm::append_range(inputs, opts::lgsInputs());
+  if (llvm::count(inputs, "-") > 1)
     return usageError("standard input ('-') is given more than once");
-  for (const std::string &path : Inputs) {
+  for (const std::string &path : inputs) {
     if (path != "-" && !llvm::sys::fs::exists(path))
       return usageError("no such file: '" + path + "'");
     llvm::Expected<const InputFormat *> fmt = InputRegistry::classify(path);
@@ -297,11 +299,13 @@ int Driver::run() {
   for (const DriverAction &a : InputRegistry::actions())
     if (std::optional<int> status = a())
       return *status;
-  if (Inputs.empty() && InputRegistry::providers().empty()) {
+  if (Inputs.empty() && opts::lgsInputs().empty() && InputRegistry::providers().empty()) {
     llvm::errs() << "infracc: error: no input files (see infracc --help)\n";
     return 2;
   }
   auto body = [&]() -> llvm::Error {
+    if (llvm::Error e = opts::checkOutputAndCompatOptions(diags_))
+      return e;
     // An unknown -emit is a usage error, reported before any input is read.
     if (!Emit.empty())
       if (auto t = chooseTarget(); !t)
