@@ -306,10 +306,17 @@ int Driver::run() {
   auto body = [&]() -> llvm::Error {
     if (llvm::Error e = opts::checkOutputAndCompatOptions(diags_))
       return e;
-    // An unknown -emit is a usage error, reported before any input is read.
-    if (!Emit.empty())
-      if (auto t = chooseTarget(); !t)
+    // An unknown -emit, or a directory target without -o, is a usage error, reported
+    // before any input is read.
+    if (!Emit.empty()) {
+      auto t = chooseTarget();
+      if (!t)
         return t.takeError();
+      llvm::StringRef out = opts::outputPath();
+      if ((*t)->writesDirectory && (out.empty() || out == "-"))
+        return usageError("-emit=" + (*t)->name + " writes a directory of files; name it with "
+                          "-o <dir> (e.g. -o out/)");
+    }
     if (llvm::Error e = readInputs())
       return e;
     auto target = chooseTarget();
