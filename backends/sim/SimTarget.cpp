@@ -206,6 +206,7 @@ RegisterTarget SimTarget({
                    "output; -sim-model, -sim-report=json)",
     .needs = TargetNeeds::Workload,
     .writesDirectory = false,
+    .pointToPoint = true,
     .defaultPipeline =
         [](const Module &m) {
           const SimModel *model = SimModelRegistry::find(OptModel);
