@@ -119,6 +119,8 @@ private:
   llvm::Error runPasses(const Target &target);
   llvm::Error emit(const Target &target);
   llvm::Expected<const Target *> chooseTarget();
+  bool hasCollectives() const;
+  llvm::Error checkPointToPoint(const Target &target) const;
   llvm::Timer *timer(llvm::StringRef name);
 
   DiagEngine diags_;
@@ -153,21 +155,14 @@ llvm::Error Driver::readInputs() {
   for (const InputProvider &p : InputRegistry::providers())
     if (llvm::Error e = p(module_, diags_))
       return e;
-  if (llvm::count(Inputs, "-") > 1)
+  std::vector<std::string> inputs(Inputs.begin(), Inputs.end());
+  llvm::append_range(inputs, opts::lgsInputs());
+  if (llvm::count(inputs, "-") > 1)
     return usageError("standard input ('-') is given more than once");
-  for (const std::string &path : Inputs) {
+  for (const std::string &path : inputs) {
     if (path != "-" && !llvm::sys::fs::exists(path))
       return usageError("no such file: '" + path + "'");
     llvm::Expected<const InputFormat *> fmt = InputRegistry::classify(path);
-    if (path != "-" && llvm::sys::fs::is_directory(path)) {
-      llvm::consumeError(fmt.takeError());
-      fmt = nullptr;
-      for (const InputFormat *f : InputRegistry::all())
-        if (f->acceptsDirectory && !*fmt)
-          fmt = f;
-      if (!*fmt)
-        return usageError("'" + path + "' is a directory, not an input file");
-    }
     if (!fmt)
       return fmt.takeError();
     bool isFabric = (*fmt)->role == InputRole::Fabric;
@@ -215,6 +210,33 @@ llvm::Expected<const Target *> Driver::chooseTarget() {
   return t;
 }
 
+bool Driver::hasCollectives() const {
+  if (module_.schedule)
+    return !module_.schedule->collectives().empty();
+  return llvm::any_of(module_.jobs,
+                      [](const Module::Job &j) { return !j.schedule.collectives().empty(); });
+}
+
+// After explicit -passes, a collective left for a point-to-point target is the
+// command line's to fix.
+llvm::Error Driver::checkPointToPoint(const Target &target) const {
+  if (!target.pointToPoint || !module_.schedule || module_.schedule->collectives().empty())
+    return llvm::Error::success();
+  const Schedule &s = *module_.schedule;
+  for (uint32_t g = 0; g < s.numOps(); ++g) {
+    if (s.kind(g) != OpKind::Collective)
+      continue;
+    std::string what = s.peer(g) < s.collectives().size()
+                           ? collectiveKindName(s.collectives()[s.peer(g)].kind).str()
+                           : "collective";
+    return usageError("-emit=" + target.name + " takes sends, recvs and calcs, but rank " +
+                      llvm::Twine(s.rankOf(g)) + "'s " + s.opName(g) + " is " +
+                      (llvm::StringRef("aeiou").contains(what[0]) ? "an " : "a ") + what +
+                      ": add lower-collectives to -passes (without -passes it runs by itself)");
+  }
+  return llvm::Error::success();
+}
+
 llvm::Error Driver::runPasses(const Target &target) {
   PipelineOptions popts;
   popts.printAfter.assign(PrintAfter.begin(), PrintAfter.end());
@@ -246,6 +268,16 @@ llvm::Error Driver::runPasses(const Target &target) {
              (names.empty() || names.front() != "verify")) {
     names.insert(names.begin(), "verify");
   }
+  // A point-to-point target lowers collectives by default: after the verifier (which
+  // checks them), merging and placement (hierarchical algorithms need the placement).
+  if (Passes.empty() && target.pointToPoint && hasCollectives() &&
+      PassRegistry::find("lower-collectives") && !llvm::is_contained(names, "lower-collectives")) {
+    auto at = names.begin();
+    for (auto it = names.begin(); it != names.end(); ++it)
+      if (*it == "verify" || *it == "merge-jobs" || *it == "place")
+        at = it + 1;
+    names.insert(at, "lower-collectives");
+  }
   if (llvm::Error e = pm.addPipeline(names))
     return e;
   return pm.run(module_);
@@ -253,6 +285,8 @@ llvm::Error Driver::runPasses(const Target &target) {
 
 llvm::Error Driver::emit(const Target &target) {
   bool haveWorkload = module_.schedule.has_value();
+  if (llvm::Error e = checkPointToPoint(target))
+    return e;
   switch (target.needs) {
   case TargetNeeds::Nothing:
     break;
@@ -297,15 +331,24 @@ int Driver::run() {
   for (const DriverAction &a : InputRegistry::actions())
     if (std::optional<int> status = a())
       return *status;
-  if (Inputs.empty() && InputRegistry::providers().empty()) {
+  if (Inputs.empty() && opts::lgsInputs().empty() && InputRegistry::providers().empty()) {
     llvm::errs() << "infracc: error: no input files (see infracc --help)\n";
     return 2;
   }
   auto body = [&]() -> llvm::Error {
-    // An unknown -emit is a usage error, reported before any input is read.
-    if (!Emit.empty())
-      if (auto t = chooseTarget(); !t)
+    if (llvm::Error e = opts::checkOutputAndCompatOptions(diags_))
+      return e;
+    // An unknown -emit, or a directory target without -o, is a usage error, reported
+    // before any input is read.
+    if (!Emit.empty()) {
+      auto t = chooseTarget();
+      if (!t)
         return t.takeError();
+      llvm::StringRef out = opts::outputPath();
+      if ((*t)->writesDirectory && (out.empty() || out == "-"))
+        return usageError("-emit=" + (*t)->name + " writes a directory of files; name it with "
+                          "-o <dir> (e.g. -o out/)");
+    }
     if (llvm::Error e = readInputs())
       return e;
     auto target = chooseTarget();

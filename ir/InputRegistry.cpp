@@ -41,7 +41,47 @@ std::vector<const InputFormat *> InputRegistry::all() {
   return out;
 }
 
+// A directory: by the content of the files in it, among the formats that read one.
+static llvm::Expected<const InputFormat *> classifyDirectory(llvm::StringRef path) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(path, ec), end; it != end && !ec; it.increment(ec))
+    if (llvm::sys::fs::is_regular_file(it->path()))
+      files.push_back(it->path());
+  llvm::sort(files);
+  const InputFormat *pick = nullptr;
+  int score = 0;
+  constexpr size_t MaxLooked = 64;
+  for (size_t i = 0; i < files.size() && i < MaxLooked && score < 90; ++i) {
+    std::string head = readInputHead(files[i]);
+    for (const InputFormat &f : formats())
+      if (f.acceptsDirectory && f.sniff)
+        if (int s = f.sniff(head); s > score) {
+          score = s;
+          pick = &f;
+        }
+  }
+  if (pick)
+    return pick;
+  std::string kinds, names;
+  for (const InputFormat &f : formats())
+    if (f.acceptsDirectory)
+      kinds += "\n  " + f.description;
+  for (size_t i = 0; i < files.size() && i < 4; ++i)
+    names += (i ? ", " : "") + llvm::sys::path::filename(files[i]).str();
+  if (files.size() > 4)
+    names += ", ...";
+  return usageError("cannot tell what directory '" + path + "' holds: infracc reads a "
+                    "directory as" + kinds + "\n(recognised by its files' content), and " +
+                    (files.empty() ? std::string("it has no files")
+                                   : "none of its " + std::to_string(files.size()) +
+                                         (files.size() == 1 ? " file (" : " files (") + names +
+                                         ") looks like one"));
+}
+
 llvm::Expected<const InputFormat *> InputRegistry::classify(llvm::StringRef path) {
+  if (path != "-" && llvm::sys::fs::is_directory(path))
+    return classifyDirectory(path);
   std::string ext = llvm::sys::path::extension(path).lower();
   std::vector<const InputFormat *> byExt;
   for (const InputFormat &f : formats())

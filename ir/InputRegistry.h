@@ -64,7 +64,8 @@ public:
   static void addAction(DriverAction a);
   static const std::vector<DriverAction> &actions();
   static std::vector<const InputFormat *> all();
-  /// The format for `path`, or an error that lists what is recognised.
+  /// The format for `path` (a directory: by its files' content, among the formats
+  /// that read directories), or an error that lists what is recognised.
   static llvm::Expected<const InputFormat *> classify(llvm::StringRef path);
 };
 

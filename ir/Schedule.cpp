@@ -1,5 +1,7 @@
 #include "ir/Schedule.h"
 
+#include "support/Diagnostics.h"
+
 #include <algorithm>
 #include <cassert>
 #include <stdexcept>
@@ -47,7 +49,32 @@ uint64_t Schedule::memoryBytes() const {
   auto bytes = [](const auto &v) { return uint64_t(v.size()) * sizeof(v[0]); };
   return bytes(rankBegin_) + bytes(kind_) + bytes(peer_) + bytes(size_) + bytes(tag_) +
          bytes(cpu_) + bytes(nic_) + bytes(succBegin_) + bytes(succ_) + bytes(labelCode_) +
-         bytes(labelChars_) + bytes(collectives_) + bytes(vsizes_) + bytes(gpuOps_);
+         bytes(labelChars_) + bytes(collectives_) + bytes(vsizes_) + bytes(gpuOps_) +
+         bytes(sourceBase_) + bytes(sourceOffset_);
+}
+
+llvm::SMLoc Schedule::sourceLoc(uint32_t g) const {
+  if (sourceOffset_.empty() || sourceOffset_[g] == NoSource)
+    return {};
+  uint64_t at = sourceBase_[rankOf(g)] + sourceOffset_[g];
+  return llvm::SMLoc::getFromPointer(reinterpret_cast<const char *>(uintptr_t(at)));
+}
+
+std::optional<uint64_t> Schedule::recordOffset(uint32_t g) const {
+  if (!recordSize_)
+    return std::nullopt;
+  uint32_t r = rankOf(g);
+  return sourceBase_[r] + uint64_t(recordSize_) * (g - rankBegin(r));
+}
+
+void reportAtOp(DiagEngine &diags, const Schedule &s, uint32_t g, llvm::StringRef where,
+                Severity sev, const llvm::Twine &msg) {
+  llvm::SMLoc loc = s.sourceLoc(g);
+  if (loc.isValid() && diags.sourceMgr().FindBufferContainingLoc(loc))
+    return diags.report(loc, sev, msg);
+  if (std::optional<uint64_t> at = s.recordOffset(g))
+    return diags.report(s.recordFile() + ":offset " + std::to_string(*at), sev, msg);
+  diags.report(where, sev, msg);
 }
 
 std::string Schedule::label(uint32_t g) const {
@@ -89,6 +116,8 @@ void ScheduleBuilder::reserve(uint64_t ops, uint64_t deps) {
   sched_.succ_.reserve(deps);
   if (keepLabels_)
     sched_.labelCode_.reserve(ops);
+  if (keepSourceLocs_)
+    sched_.sourceOffset_.reserve(ops);
 }
 
 void ScheduleBuilder::beginRank(uint32_t rank) {
@@ -147,7 +176,35 @@ Schedule::OpIndex ScheduleBuilder::addOp(OpKind kind, uint32_t peer, uint64_t si
   sched_.maxNic_ = std::max(sched_.maxNic_, nic);
   if (keepLabels_)
     sched_.labelCode_.push_back(encodeLabel(label));
+  if (keepSourceLocs_)
+    sched_.sourceOffset_.push_back(Schedule::NoSource);
   return local;
+}
+
+void ScheduleBuilder::setSourceLoc(Schedule::OpIndex from, llvm::SMLoc loc) {
+  assert(inRank_ && keepSourceLocs_);
+  if (sched_.sourceBase_.size() <= rank_)
+    sched_.sourceBase_.resize(size_t(rank_) + 1, 0);
+  uint64_t &base = sched_.sourceBase_[rank_];
+  uint64_t at = uintptr_t(loc.getPointer());
+  if (!base)
+    base = at;   // the rank's first located op
+  // Ops further than 4 GiB from the rank's first one keep no location.
+  uint32_t offset = at >= base && at - base < Schedule::NoSource ? uint32_t(at - base)
+                                                                  : Schedule::NoSource;
+  for (uint64_t g = rankStart_ + from; g < sched_.sourceOffset_.size(); ++g)
+    sched_.sourceOffset_[g] = offset;
+}
+
+void ScheduleBuilder::setRecordLayout(llvm::StringRef file, uint32_t recordSize) {
+  sched_.recordFile_ = file.str();
+  sched_.recordSize_ = recordSize;
+  sched_.sourceBase_.assign(sched_.numRanks_, 0);
+}
+
+void ScheduleBuilder::setRecordsAt(uint64_t offset) {
+  assert(sched_.recordSize_ && rank_ < sched_.sourceBase_.size());
+  sched_.sourceBase_[rank_] = offset;
 }
 
 void ScheduleBuilder::addDependency(Schedule::OpIndex succ, Schedule::OpIndex pred, DepKind kind) {
@@ -203,6 +260,8 @@ ScheduleBuilder::RankArrays ScheduleBuilder::appendRank(uint32_t rank, uint32_t 
   s.nic_.resize(total);
   if (keepLabels_)
     s.labelCode_.resize(total, Schedule::NoLabel);
+  if (keepSourceLocs_)
+    s.sourceOffset_.resize(total, Schedule::NoSource);
   size_t succFirst = s.succBegin_.size();
   s.succBegin_.resize(succFirst + numOps);
   size_t depFirst = s.succ_.size();
@@ -261,6 +320,8 @@ Schedule ScheduleBuilder::finish() {
   // Ranks never begun are empty.
   while (sched_.rankBegin_.size() < size_t(sched_.numRanks_) + 1)
     sched_.rankBegin_.push_back(sched_.kind_.size());
+  if (!sched_.sourceOffset_.empty())
+    sched_.sourceBase_.resize(sched_.numRanks_, 0);
   return std::move(sched_);
 }
 

@@ -8,7 +8,8 @@
 //     its requires-successors first, then its irequires-successors, each in the order
 //     the dependencies were added.
 //   * No per-op heap allocation and no per-op strings: 25 bytes per op plus 4 per
-//     dependency, plus 4 per op when labels are kept (see label()).
+//     dependency, plus 4 per op when labels are kept (see label()) and 4 per op when
+//     source locations are kept (see sourceLoc()).
 //
 // Ops that later passes lower (collectives, GPU load/store operations) keep their
 // extra fields in side tables indexed by the op's `aux` slot (`peer` for those kinds).
@@ -20,10 +21,14 @@
 #include <llvm/Support/SMLoc.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace infracc {
+
+class DiagEngine;
+enum class Severity;
 
 enum class OpKind : uint8_t {
   Send = 1,
@@ -145,6 +150,15 @@ public:
   /// The rank that holds op g (binary search; for messages, not for hot loops).
   uint32_t rankOf(uint32_t g) const;
 
+  /// Where op g was read, for diagnostics only. Text inputs: the start of its
+  /// statement (or traced call) inside a buffer the frontend registered with its
+  /// DiagEngine; an invalid SMLoc when not kept (ops made by passes, binary inputs).
+  llvm::SMLoc sourceLoc(uint32_t g) const;
+  /// Binary inputs: the byte offset of op g's record in recordFile(); nullopt else.
+  std::optional<uint64_t> recordOffset(uint32_t g) const;
+  const std::string &recordFile() const { return recordFile_; }
+  bool hasSourceLocs() const { return !sourceOffset_.empty() || recordSize_ != 0; }
+
   /// Resident bytes of the op arrays (for statistics and benchmarks).
   uint64_t memoryBytes() const;
 
@@ -170,7 +184,21 @@ private:
   static constexpr uint32_t NoLabel = 0xFFFFFFFFu, LabelInTable = 0x80000000u;
   std::vector<uint32_t> labelCode_;   // per op when labels are kept
   std::vector<char> labelChars_;      // NUL-terminated labels that are not `l<n>`
+
+  // Source locations: per rank a base (text: an address; binary: a file offset), per
+  // op 4 bytes after it (text), or a fixed record size times the op's index (binary).
+  static constexpr uint32_t NoSource = 0xFFFFFFFFu;
+  std::vector<uint64_t> sourceBase_;
+  std::vector<uint32_t> sourceOffset_;
+  std::string recordFile_;
+  uint32_t recordSize_ = 0;
 };
+
+/// Reports `msg` at op g: at its source location (file:line:col, the line and a
+/// caret) when `diags` holds the buffer it was read from, at `file:offset N` for
+/// binary inputs, else at `where` (the workload's name).
+void reportAtOp(DiagEngine &diags, const Schedule &s, uint32_t g, llvm::StringRef where,
+                Severity sev, const llvm::Twine &msg);
 
 /// Builds a Schedule rank by rank, in rank order. Dependencies are added with local
 /// indices and may refer to ops not created yet, as long as they exist when the rank
@@ -180,6 +208,15 @@ public:
   static constexpr uint32_t MaxCpu = 0xFFFF, MaxNic = 0xFFFF;
 
   explicit ScheduleBuilder(uint32_t numRanks, bool keepLabels = false);
+
+  /// Keep each op's source location (see setSourceLoc); ops given none have none.
+  void keepSourceLocs() { keepSourceLocs_ = true; }
+  /// Ops `from` .. the last one of the current rank were read at `loc` (text inputs).
+  void setSourceLoc(Schedule::OpIndex from, llvm::SMLoc loc);
+  /// Binary inputs: op i of a rank is the record at its records' offset + i * size.
+  void setRecordLayout(llvm::StringRef file, uint32_t recordSize);
+  /// The current rank's records start at byte `offset` of the file.
+  void setRecordsAt(uint64_t offset);
 
   /// Hint for the expected total number of ops and dependencies (memory that is
   /// reserved but never touched costs address space, not resident memory).
@@ -251,7 +288,7 @@ private:
   Schedule sched_;
   uint32_t rank_ = ~0u;
   uint64_t rankStart_ = 0;
-  bool inRank_ = false, keepLabels_ = false;
+  bool inRank_ = false, keepLabels_ = false, keepSourceLocs_ = false;
   struct PendingDep {
     uint32_t pred, succ;   // succ carries IRequiresBit
   };

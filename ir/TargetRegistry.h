@@ -34,6 +34,9 @@ struct Target {
   std::string description;
   TargetNeeds needs = TargetNeeds::Nothing;
   bool writesDirectory = false;
+  /// The target takes sends, recvs and calcs only: without -passes, the driver lowers
+  /// collectives first (lower-collectives); with -passes they must be lowered there.
+  bool pointToPoint = false;
   /// Passes run before the backend when -passes is not given (after the verifier).
   std::function<std::vector<std::string>(const Module &)> defaultPipeline;
   std::function<llvm::Error(TargetContext &)> run;

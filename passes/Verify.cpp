@@ -103,6 +103,10 @@ private:
   void checkCollectives();
   std::string describeCollective(uint32_t g) const;
   void reportAt(uint32_t g, Severity sev, const llvm::Twine &msg);
+  // A message at op g's place in the input (file:line:col, or where_).
+  void at(uint32_t g, Severity sev, const llvm::Twine &msg) {
+    reportAtOp(diags_, s_, g, where_, sev, msg);
+  }
   void checkCycles(uint32_t r);
   void reportCycle(uint32_t r, llvm::ArrayRef<std::pair<uint32_t, uint32_t>> stack, size_t from);
   void matchMessages();
@@ -158,7 +162,7 @@ bool Verifier::checkOperands() {
       OpKind k = s_.kind(g);
       uint32_t peer = s_.peer(g);
       auto bad = [&](const llvm::Twine &msg) {
-        diags_.error(where_, "rank " + llvm::Twine(r) + ": " + op(g) + " " + msg);
+        at(g, Severity::Error, "rank " + llvm::Twine(r) + ": " + op(g) + " " + msg);
         ok = false;
       };
       switch (k) {
@@ -267,7 +271,7 @@ void Verifier::checkCycles(uint32_t r) {
 
 void Verifier::reportCycle(uint32_t r, llvm::ArrayRef<std::pair<uint32_t, uint32_t>> stack,
                            size_t from) {
-  uint32_t first = s_.rankBegin(r);
+  uint32_t first = s_.rankBegin(r), firstNamed = 0;
   constexpr size_t maxEdges = 10;
   std::string text;
   size_t len = stack.size() - from;
@@ -277,13 +281,15 @@ void Verifier::reportCycle(uint32_t r, llvm::ArrayRef<std::pair<uint32_t, uint32
     uint32_t succ = raw & ~Schedule::IRequiresBit;
     if (i)
       text += ", ";
+    else
+      firstNamed = first + succ;
     text += s_.opName(first + succ) +
             ((raw & Schedule::IRequiresBit) ? " irequires " : " requires ") +
             s_.opName(first + pred);
   }
   if (len > maxEdges)
     text += ", ... (" + std::to_string(len - maxEdges) + " more)";
-  diags_.error(where_, "rank " + llvm::Twine(r) + ": dependency cycle: " + text);
+  at(firstNamed, Severity::Error, "rank " + llvm::Twine(r) + ": dependency cycle: " + text);
 }
 
 std::string ordinal(uint64_t n) {
@@ -317,7 +323,7 @@ void Verifier::reportAt(uint32_t g, Severity sev, const llvm::Twine &msg) {
   if (c.loc.isValid())
     diags_.report(c.loc, sev, msg);
   else
-    diags_.report(where_, sev, "rank " + llvm::Twine(s_.rankOf(g)) + " " + op(g) + ": " + msg);
+    at(g, sev, "rank " + llvm::Twine(s_.rankOf(g)) + " " + op(g) + ": " + msg);
 }
 
 // Every member of a communicator issues the same collectives in the same order (op
@@ -557,7 +563,7 @@ void Verifier::reportUnmatched(uint32_t g) {
   else
     msg += "from " + rankOrAny(s_.peer(g)) + ", " + tagText(s_.tag(g)) +
            ") has no matching send";
-  diags_.report(where_, opts_.allowUnmatched ? Severity::Warning : Severity::Error, msg);
+  at(g, opts_.allowUnmatched ? Severity::Warning : Severity::Error, msg);
 }
 
 void Verifier::matchMessages() {
@@ -607,14 +613,15 @@ bool Verifier::run(Statistics *stats) {
   if (!diags_.shouldStop())
     matchMessages();
   for (uint32_t g : selfMessages_)
-    diags_.note(where_, "rank " + llvm::Twine(s_.rankOf(g)) + ": " + op(g) +
-                            " is a message to its own rank");
+    at(g, Severity::Note,
+       "rank " + llvm::Twine(s_.rankOf(g)) + ": " + op(g) + " is a message to its own rank");
   if (selfCount_ > selfMessages_.size())
     diags_.note(where_, llvm::Twine(selfCount_ - selfMessages_.size()) +
                             " more messages go to their own rank");
   for (uint32_t g : zeroByte_)
-    diags_.note(where_, "rank " + llvm::Twine(s_.rankOf(g)) + ": " + op(g) + " to rank " +
-                            llvm::Twine(s_.peer(g)) + " is a zero-byte message");
+    at(g, Severity::Note,
+       "rank " + llvm::Twine(s_.rankOf(g)) + ": " + op(g) + " to rank " +
+           llvm::Twine(s_.peer(g)) + " is a zero-byte message");
   if (zeroCount_ > zeroByte_.size())
     diags_.note(where_, llvm::Twine(zeroCount_ - zeroByte_.size()) +
                             " more messages carry zero bytes");

@@ -7,6 +7,11 @@
 
 #include <optional>
 #include <string>
+#include <vector>
+
+namespace infracc {
+class DiagEngine;
+}
 
 namespace infracc::opts {
 
@@ -18,9 +23,20 @@ llvm::cl::OptionCategory &backendCategory();     // options of file-writing back
 
 /// The output path given with -o ("" when none, i.e. stdout for single-file targets).
 const std::string &outputPath();
-/// `-o <number>`: LogGOPSim's overhead o in ns for the simulator targets. A path that
-/// is only digits would be ambiguous; write it as ./1500 to mean a file.
+/// -lgs-compat: the command line is read with LogGOPSim's spellings (-o <number> is
+/// the overhead, -b its batch mode, -f the input schedule).
+bool lgsCompat();
+/// With -lgs-compat, `-o <number>` is LogGOPSim's overhead o in ns (the last one
+/// given); nullopt without -lgs-compat, where -o is always the output.
 std::optional<double> numericOverhead();
+/// With -lgs-compat: -b was given (LogGOPSim's batch mode).
+bool lgsBatch();
+/// With -lgs-compat: the inputs given with -f (LogGOPSim's schedule file).
+const std::vector<std::string> &lgsInputs();
+/// Checks -o and the LogGOPSim spellings: one output; -b and -f only with
+/// -lgs-compat (usage errors). Warns about `-o <number>` without it (a file named
+/// 1500 is rarely meant).
+llvm::Error checkOutputAndCompatOptions(DiagEngine &diags);
 /// -format=: the output format a target was asked for ("" = the target's default, or
 /// what the -o file's extension implies).
 std::string outputFormat();

@@ -196,12 +196,8 @@ llvm::Expected<Drawing> drawDevice(const FabricGraph &g, llvm::StringRef name,
 
 llvm::Expected<Drawing> drawFull(const FabricGraph &g, const FabricViewOptions &o) {
   if (g.numNodes() > o.maxNodes) {
+    // Too many nodes: the overview instead, saying how to drill down.
     std::vector<std::string> fit;
-    if (auto ov = drawOverview(g, o)) {
-      fit.push_back(fmt::format("-view=overview ({} nodes)", ov->nodes.size()));
-    } else {
-      llvm::consumeError(ov.takeError());
-    }
     const Infrastructure &defs = g.definitions();
     size_t shown = 0, more = 0;
     for (uint32_t dv = 0; dv < defs.devices.size(); ++dv) {
@@ -215,9 +211,22 @@ llvm::Expected<Drawing> drawFull(const FabricGraph &g, const FabricViewOptions &
     }
     if (more)
       fit.push_back(fmt::format("and {} more device view{}", more, more == 1 ? "" : "s"));
-    std::string alt = fit.empty() ? "raise -max-nodes"
-                                  : "views that fit: " + llvm::join(fit, ", ");
-    return refuse(g.numNodes(), "-view=full", o.maxNodes, alt);
+    FabricViewOptions fo = o;
+    fo.titleNote = fmt::format("-view=full would draw {} nodes (more than -max-nodes={}): this "
+                               "is the overview; -view=device:NAME draws one device",
+                               g.numNodes(), o.maxNodes);
+    auto ov = drawOverview(g, fo);
+    if (!ov) {
+      llvm::consumeError(ov.takeError());
+      return refuse(g.numNodes(), "-view=full", o.maxNodes,
+                    fit.empty() ? "raise -max-nodes" : "views that fit: " + llvm::join(fit, ", "));
+    }
+    ov->fallbackNote = fmt::format(
+        "-view=full would draw {} nodes, more than -max-nodes={}; drawing the overview instead "
+        "({} nodes). Drill down with {}, or raise -max-nodes",
+        g.numNodes(), o.maxNodes, ov->nodes.size(),
+        fit.empty() ? std::string("-view=device:NAME") : llvm::join(fit, ", "));
+    return ov;
   }
   Drawing d;
   const Infrastructure &defs = g.definitions();

@@ -27,8 +27,12 @@ enum class Aggregation {
 
 struct FabricViewOptions {
   Aggregation aggregate = Aggregation::Auto;
-  /// No view draws more nodes than this (the refusal names views that fit).
+  /// No view draws more nodes than this: -view=full and a forced -aggregate level fall
+  /// back to the automatic overview (with Drawing::fallbackNote and a line in the
+  /// title saying how to drill down); what cannot fall back is refused.
   uint32_t maxNodes = 1000;
+  /// An extra line for the overview's title (set by the fallbacks).
+  std::string titleNote;
   /// Shown in the title; empty: not shown.
   std::string digest;
 };

@@ -47,6 +47,9 @@ struct Drawing {
     std::vector<uint32_t> nodes;
   };
   std::vector<RankGroup> sameRank;
+  /// Why this picture is not the one asked for (a larger view fell back to the
+  /// overview); the target prints it as a warning. Empty: it is the one asked for.
+  std::string fallbackNote;
 
   uint32_t addNode(std::string id, Attrs attrs, int cluster = -1) {
     nodes.push_back({std::move(id), std::move(attrs), cluster});

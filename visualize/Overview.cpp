@@ -184,6 +184,17 @@ Summary chooseSummary(const Boxes &b, Aggregation want) {
   return summarise(b, Aggregation::Classes);
 }
 
+const char *aggregationName(Aggregation level) {
+  switch (level) {
+  case Aggregation::Auto: return "auto";
+  case Aggregation::None: return "none";
+  case Aggregation::Hosts: return "hosts";
+  case Aggregation::Switches: return "switches";
+  case Aggregation::Classes: return "classes";
+  }
+  return "?";
+}
+
 const char *levelNote(Aggregation level) {
   switch (level) {
   case Aggregation::Hosts: return "hosts with the same neighbours are drawn as one node (×N)";
@@ -442,6 +453,8 @@ Drawing buildOverview(const FabricGraph &g, const Boxes &b, const Summary &s,
   std::vector<std::string> lines = {facts};
   if (const char *note = levelNote(s.level))
     lines.push_back(note);
+  if (!o.titleNote.empty())
+    lines.push_back(o.titleNote);
   std::optional<Lattice> lattice;
   std::optional<std::pair<LinkId, uint32_t>> groups;
   if (!layered) {
@@ -484,12 +497,26 @@ Drawing buildOverview(const FabricGraph &g, const Boxes &b, const Summary &s,
 llvm::Expected<Drawing> drawOverview(const FabricGraph &g, const FabricViewOptions &o) {
   Boxes b = collectBoxes(g);
   Summary s = chooseSummary(b, o.aggregate);
-  if (s.grouping.numGroups() > o.maxNodes) {
-    std::string alt = o.aggregate == Aggregation::Auto ? "raise -max-nodes"
-                                                       : "use -aggregate=auto or raise -max-nodes";
-    return refuse(s.grouping.numGroups(), "the overview", o.maxNodes, alt);
-  }
-  return buildOverview(g, b, s, o);
+  if (s.grouping.numGroups() <= o.maxNodes)
+    return buildOverview(g, b, s, o);
+  if (o.aggregate == Aggregation::Auto)
+    return refuse(s.grouping.numGroups(), "the overview", o.maxNodes, "raise -max-nodes");
+  // A forced level too large to draw: the automatic summary instead.
+  uint32_t wanted = s.grouping.numGroups();
+  s = chooseSummary(b, Aggregation::Auto);
+  if (s.grouping.numGroups() > o.maxNodes)
+    return refuse(wanted, "the overview", o.maxNodes, "raise -max-nodes");
+  FabricViewOptions fo = o;
+  fo.titleNote = fmt::format("-aggregate={} would draw {} nodes (more than -max-nodes={}): "
+                             "summarised automatically",
+                             aggregationName(o.aggregate), wanted, o.maxNodes);
+  Drawing d = buildOverview(g, b, s, fo);
+  d.fallbackNote = fmt::format("-aggregate={} would draw {} nodes, more than -max-nodes={}; "
+                                  "drawing the automatic summary instead ({} nodes); raise "
+                                  "-max-nodes to draw it",
+                                  aggregationName(o.aggregate), wanted, o.maxNodes,
+                                  s.grouping.numGroups());
+  return d;
 }
 
 } // namespace infracc::viz

@@ -273,6 +273,7 @@ RegisterTarget TimelineTarget({
                    "in red (-timeline-ranks, -timeline-width; simulator options apply)",
     .needs = TargetNeeds::Workload,
     .writesDirectory = false,
+    .pointToPoint = true,
     .defaultPipeline = nullptr,
     .run = runTimeline,
 });

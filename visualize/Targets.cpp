@@ -39,8 +39,9 @@ cl::opt<Aggregation> Aggregate(
     cl::init(Aggregation::Auto), cl::cat(opts::fabricCategory()));
 
 cl::opt<unsigned> MaxNodes("max-nodes", cl::init(1000), cl::value_desc("n"),
-                           cl::desc("Refuse to draw a fabric picture with more nodes than this "
-                                    "(default 1000)"),
+                           cl::desc("Largest fabric picture in nodes: -view=full and a forced "
+                                    "-aggregate level fall back to the overview above it, other "
+                                    "views are refused (default 1000)"),
                            cl::cat(opts::fabricCategory()));
 
 cl::opt<unsigned> MaxOps("max-ops", cl::init(2000), cl::value_desc("n"),
@@ -92,6 +93,8 @@ llvm::Error emitPicture(TargetContext &ctx, llvm::StringRef format) {
   auto drawing = chooseDrawing(ctx.module);
   if (!drawing)
     return drawing.takeError();
+  if (!drawing->fallbackNote.empty())
+    ctx.diags.warning("", drawing->fallbackNote);
   auto data = render(*drawing, format);
   if (!data)
     return data.takeError();

@@ -42,6 +42,7 @@ llvm::Error emitBinary(TargetContext &ctx) {
 RegisterTarget textTarget({.name = "goal",
                            .description = "plain GOAL text (for LogGOPSim's txt2bin and LLAMP)",
                            .needs = TargetNeeds::Workload,
+                           .pointToPoint = true,
                            .defaultPipeline = {},
                            .run = emitText});
 
@@ -55,6 +56,7 @@ RegisterTarget extendedTarget({.name = "goal-extended",
 RegisterTarget binaryTarget({.name = "goal-bin",
                              .description = "binary GOAL, byte for byte as txt2bin writes it",
                              .needs = TargetNeeds::Workload,
+                             .pointToPoint = true,
                              .defaultPipeline = {},
                              .run = emitBinary});
 

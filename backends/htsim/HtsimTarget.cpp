@@ -496,6 +496,7 @@ RegisterTarget HtsimTarget({
                    "workload.cm, GOAL workload.bin for ATLAHS, mapping.txt, run.sh",
     .needs = TargetNeeds::FabricAndWorkload,
     .writesDirectory = true,
+    .pointToPoint = true,
     .defaultPipeline =
         [](const Module &m) {
           return m.hasFabric() && m.placement.empty() && PassRegistry::find("place")

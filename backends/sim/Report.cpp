@@ -37,6 +37,10 @@ static void printTimes(llvm::raw_ostream &os, const SimResult &r, const TextOpti
       os << "Host " << i << ": " << r.hostFinish[i] << "\n";
     return;
   }
+  printMaximum(os, r);
+}
+
+void printMaximum(llvm::raw_ostream &os, const SimResult &r) {
   // std::cout << (double)max/1e9 uses the default float format: %g, 6 digits.
   char secs[64];
   std::snprintf(secs, sizeof secs, "%g", static_cast<double>(r.makespan) / 1e9);

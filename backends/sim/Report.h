@@ -18,7 +18,7 @@ class Schedule;
 namespace infracc::sim {
 
 struct TextOptions {
-  bool batch = false;   // LogGOPSim -b: only the "Maximum finishing time" line
+  bool batch = false;   // LogGOPSim -b: the "Maximum finishing time" line for any rank count
 };
 
 /// LogGOPSim's output: the parameter line, the PERFORMANCE line (its Time and Speed
@@ -26,6 +26,9 @@ struct TextOptions {
 /// `Host i: T` line per rank for up to 16 ranks, else the maximum line.
 void printLgsText(llvm::raw_ostream &os, const SimResult &r, const LogGPParams &p,
                   const TextOptions &opt);
+
+/// `Maximum finishing time at host H: T (x s)`, LogGOPSim's last line (-sim-batch).
+void printMaximum(llvm::raw_ostream &os, const SimResult &r);
 
 /// ATLAHS's LogGOPSim output (`size:` line with G as %f, PERFORMANCE, Average FCT, times).
 void printAtlahsText(llvm::raw_ostream &os, const SimResult &r, const LogGPParams &p,

@@ -1,8 +1,8 @@
 // -emit=sim: the built-in LogGOPS simulator on the module's schedule.
 //
-// Parameters keep LogGOPSim's names and defaults (-L -o -g -G -O -S, ns and ns/byte).
-// The driver owns -o (the output file); a numeric -o is the overhead, and -sim-o is
-// the unambiguous spelling.
+// Parameters keep LogGOPSim's names and defaults (-L -g -G -O -S, ns and ns/byte),
+// written -L2500, -L 2500 or -L=2500. The driver owns -o (the output file): the
+// overhead is -sim-o, or -o <number> with -lgs-compat.
 #include "backends/sim/Report.h"
 #include "backends/sim/SimModel.h"
 #include "backends/sim/Simulator.h"
@@ -67,25 +67,25 @@ namespace {
 
 cl::opt<uint64_t> OptL("L", cl::init(2500), cl::value_desc("ns"),
                        cl::desc("LogGP latency L in ns (default 2500)"),
-                       cl::cat(opts::simCategory()));
+                       cl::Prefix, cl::cat(opts::simCategory()));
 cl::opt<uint64_t> OptSimO("sim-o", cl::value_desc("ns"),
                           cl::desc("LogGP overhead o in ns per message, paid by sender and "
-                                   "receiver (default 1500; -o 1500 also works)"),
+                                   "receiver (default 1500; -lgs-compat -o 1500 also works)"),
                           cl::cat(opts::simCategory()));
 cl::opt<uint64_t> OptG("g", cl::init(1000), cl::value_desc("ns"),
                        cl::desc("LogGP gap g in ns per message (default 1000)"),
-                       cl::cat(opts::simCategory()));
+                       cl::Prefix, cl::cat(opts::simCategory()));
 cl::opt<double> OptBigG("G", cl::init(6), cl::value_desc("ns/byte"),
                         cl::desc("LogGP gap per byte G in ns/byte, may be fractional (default 6)"),
-                        cl::cat(opts::simCategory()));
+                        cl::Prefix, cl::cat(opts::simCategory()));
 cl::opt<double> OptBigO("O", cl::init(0), cl::value_desc("ns/byte"),
                         cl::desc("LogGOPS overhead per byte O in ns/byte, may be fractional "
                                  "(default 0)"),
-                        cl::cat(opts::simCategory()));
+                        cl::Prefix, cl::cat(opts::simCategory()));
 cl::opt<uint64_t> OptS("S", cl::init(65535), cl::value_desc("bytes"),
                        cl::desc("Eager limit in bytes: messages of at most S bytes are eager, "
                                 "larger ones rendezvous (default 65535)"),
-                       cl::cat(opts::simCategory()));
+                       cl::Prefix, cl::cat(opts::simCategory()));
 cl::opt<std::string> OptModel("sim-model", cl::init("lgs"), cl::value_desc("name"),
                               cl::desc("Simulation model: lgs (LogGOPSim v1, default), atlahs "
                                        "(ATLAHS's variant), or one another component "
@@ -97,8 +97,9 @@ cl::opt<std::string> OptReport("sim-report", cl::value_desc("text|json"),
                                         "-o file implies json"),
                                cl::cat(opts::simCategory()));
 cl::opt<bool> OptBatch("sim-batch",
-                       cl::desc("Print only the maximum finishing time, also for 16 ranks or "
-                                "fewer (LogGOPSim -b)"),
+                       cl::desc("Print only the line with the maximum finishing time, also "
+                                "for 16 ranks or fewer (with -lgs-compat: LogGOPSim -b's "
+                                "report, parameter and PERFORMANCE lines included)"),
                        cl::cat(opts::simCategory()));
 cl::opt<unsigned> OptMaxStuck("sim-max-stuck", cl::init(50), cl::value_desc("n"),
                               cl::desc("List at most n stuck operations when a schedule cannot "
@@ -186,9 +187,11 @@ llvm::Error runSim(TargetContext &ctx) {
     return os.takeError();
   if (json) {
     *os << jsonReport(r, sched, *params, model->name).dump(2) << "\n";
+  } else if (OptBatch && !opts::lgsCompat()) {
+    printMaximum(*os, r);
   } else {
     TextOptions to;
-    to.batch = OptBatch;
+    to.batch = OptBatch || opts::lgsBatch();
     if (model->engine == Engine::Atlahs)
       printAtlahsText(*os, r, *params, to);
     else
@@ -203,6 +206,7 @@ RegisterTarget SimTarget({
                    "output; -sim-model, -sim-report=json)",
     .needs = TargetNeeds::Workload,
     .writesDirectory = false,
+    .pointToPoint = true,
     .defaultPipeline =
         [](const Module &m) {
           const SimModel *model = SimModelRegistry::find(OptModel);

@@ -1,7 +1,7 @@
 // The extended GOAL dialect: communicator declarations, collective statements with
 // their clauses, the writer printing them back, every parse error, the verifier's
-// check that communicator members issue the same collectives, and -emit=goal
-// refusing unlowered collectives.
+// check that communicator members issue the same collectives, and the point-to-point
+// targets lowering collectives by default.
 #include "tests/goal/GoalTestUtil.h"
 #include "tests/support/TestUtil.h"
 
@@ -196,20 +196,31 @@ TEST(CollectiveDialect, VerifierReportsTheFirstMismatch) {
                 "(communicator 0 rank 3) issues only 1"}));
 }
 
-TEST(CollectiveDialect, PlainGoalRefusesCollectives) {
-  std::string dir = makeTempDir("coll-refuse");
+TEST(CollectiveDialect, PointToPointTargetsLowerCollectivesByDefault) {
+  // Without -passes, every target that takes sends, recvs and calcs only runs
+  // lower-collectives itself: the same output as asking for it.
+  std::string dir = makeTempDir("coll-p2p");
   writeFile(dir + "/c.goal", Program);
+  for (const char *target : {"goal", "goal-bin", "sim", "timeline"}) {
+    SCOPED_TRACE(target);
+    std::string emit = std::string("-emit=") + target;
+    RunResult byDefault = runInfracc({dir + "/c.goal", emit, "-sim-batch"});
+    RunResult asked = runInfracc({dir + "/c.goal", "-passes=lower-collectives", emit, "-sim-batch"});
+    ASSERT_EQ(byDefault.status, 0) << byDefault.err;
+    EXPECT_EQ(byDefault.err, "");
+    EXPECT_EQ(byDefault.out, asked.out);
+  }
   RunResult r = runInfracc({dir + "/c.goal", "-emit=goal"});
-  EXPECT_EQ(r.status, 1);
-  EXPECT_EQ(r.err, dir + "/c.goal: error: rank 0 operation 'l1' is a collective (allreduce), "
-                         "which plain GOAL cannot express; lower it to sends, recvs and calcs "
-                         "with -passes=lower-collectives (or write the extended dialect with "
-                         "-emit=goal-extended)\n" +
-                         dir + "/c.goal: note: 14 more collective operations are not lowered\n");
-  r = runInfracc({dir + "/c.goal", "-passes=lower-collectives", "-verify-collectives",
-                  "-emit=goal"});
-  EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out.find("allreduce"), std::string::npos);
+  // With -passes the pipeline is exactly what was asked: a collective left is refused.
+  r = runInfracc({dir + "/c.goal", "-passes=verify", "-emit=goal"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "infracc: error: -emit=goal takes sends, recvs and calcs, but rank 0's 'l1' "
+                   "is an allreduce: add lower-collectives to -passes (without -passes it runs "
+                   "by itself)\n");
+  // The extended dialect keeps them.
+  r = runInfracc({dir + "/c.goal", "-emit=goal-extended"});
+  EXPECT_NE(r.out.find("allreduce"), std::string::npos);
 }
 
 } // namespace

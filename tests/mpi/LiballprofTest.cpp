@@ -4,6 +4,8 @@
 // the world and on communicators rebuilt from MPI_Comm_split, and the errors.
 #include "tests/support/TestUtil.h"
 
+#include <llvm/Support/FileSystem.h>
+
 #include <gtest/gtest.h>
 
 using namespace infracc::test;
@@ -160,3 +162,83 @@ TEST(Liballprof, GapPastSixtyFourBitsOfNanosecondsIsAnError) {
 }
 
 } // namespace
+
+TEST(Liballprof, VerifierErrorsNameTheTraceFileAndLine) {
+  // Rank 0 sends with tag 7, rank 1 receives tag 8: both are reported at their call.
+  std::string dir = makeTempDir("mpi-unmatched");
+  std::string rank0 = writeTrace(dir, {"MPI_Init:-:1:2:0.0\nMPI_Send:1.0:4:1:3,4,4:1:7:0,0,2:2.0\n",
+                                       "MPI_Init:-:1:2:0.0\nMPI_Recv:1.0:4:1:3,4,4:0:8:0,1,2:0:2.0\n"});
+  RunResult r = runInfracc({rank0, "-emit=goal"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, dir + "/pmpi-trace-rank-1.txt:4:1: error: rank 1: recv #1 (4 bytes from rank "
+                         "0, tag 8) has no matching send\n"
+                         "MPI_Recv:1.0:4:1:3,4,4:0:8:0,1,2:0:2.0\n^\n" +
+                     dir + "/pmpi-trace-rank-0.txt:4:1: error: rank 0: send #1 (4 bytes to rank "
+                           "1, tag 7) has no matching recv in rank 1\n"
+                           "MPI_Send:1.0:4:1:3,4,4:1:7:0,0,2:2.0\n^\n" +
+                     dir + "/pmpi-trace-rank-0.txt: note: with -allow-unmatched these are "
+                           "warnings\n");
+}
+
+TEST(Liballprof, RequestHandlesInHex) {
+  // The nonblocking test's traces with the request addresses written as %p writes them
+  // (liballprof2): the same schedule.
+  std::string dir = makeTempDir("mpi-hex"), hexDir = dir + "/hex", decDir = dir + "/dec";
+  llvm::sys::fs::create_directories(hexDir);
+  llvm::sys::fs::create_directories(decDir);
+  auto ranks = [](const std::string &req0, const std::string &req1) {
+    return std::vector<std::string>{
+        "MPI_Init:-:1:2:10.0\nMPI_Irecv:12.0:4000:64:3,1,1:1:7:0,0,2:" + req0 + ":12.5\n"
+        "MPI_Send:16.5:4100:32:3,4,4:1:8:0,0,2:17.0\nMPI_Wait:20.0:" + req0 + ":500:21.0\n",
+        "MPI_Init:-:1:2:10.0\nMPI_Isend:11.0:4000:64:3,1,1:0:7:0,1,2:" + req1 + ":11.25\n"
+        "MPI_Recv:11.5:4100:128:3,1,1:0:8:0,1,2:600:13.0\nMPI_Waitall:13.0:1:" + req1 +
+            ":700:13.5\n"};
+  };
+  std::string hex0 = writeTrace(hexDir, ranks("0x2328", "0X7ffd1a2b3c40"));
+  std::string dec0 = writeTrace(decDir, ranks("9000", "140725043264576"));
+  RunResult h = runInfracc({hex0, "-emit=goal-extended"});
+  RunResult d = runInfracc({dec0, "-emit=goal-extended"});
+  ASSERT_EQ(h.status, 0) << h.err;
+  EXPECT_EQ(h.out, d.out);
+  // Each wait requires its request: rank 0's l6 (the wait) requires l2 (the irecv).
+  EXPECT_NE(h.out.find("l6 requires l2\n"), std::string::npos) << h.out;
+  writeTrace(hexDir, ranks("0xZZ", "0x1"));
+  RunResult bad = runInfracc({hex0, "-emit=goal"});
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.err.find("pmpi-trace-rank-0.txt:4:40: error: expected a request handle (a whole "
+                         "number, or hex with 0x) in MPI_Irecv, found '0xZZ'"),
+            std::string::npos)
+      << bad.err;
+}
+
+TEST(Liballprof, DirectoriesAreRecognisedByTheirFiles) {
+  std::string dir = makeTempDir("mpi-dir");
+  // Traces among other files: recognised by content, read through rank 0's name.
+  std::string traces = dir + "/run";
+  llvm::sys::fs::create_directories(traces);
+  writeFile(traces + "/README", "traces of a ping\n");
+  writeTrace(traces, {"MPI_Init:-:1:2:0.0\nMPI_Send:1.0:4:1:3,4,4:1:7:0,0,2:2.0\n",
+                      "MPI_Init:-:1:2:0.0\nMPI_Recv:1.0:4:1:3,4,4:0:7:0,1,2:0:2.0\n"});
+  RunResult r = runInfracc({traces, "-emit=goal"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.substr(0, 12), "num_ranks 2\n");
+  // A directory of anything else: what it would have to hold, and what it holds.
+  std::string other = dir + "/other";
+  llvm::sys::fs::create_directories(other);
+  writeFile(other + "/a.goal", "num_ranks 1\nrank 0 {\n}\n");
+  writeFile(other + "/notes.txt", "hello\n");
+  r = runInfracc({other, "-emit=goal"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "infracc: error: cannot tell what directory '" + other +
+                       "' holds: infracc reads a directory as\n"
+                       "  MPI trace, liballprof text (rank 0's file, or a directory of rank "
+                       "files)\n(recognised by its files' content), and none of its 2 files "
+                       "(a.goal, notes.txt) looks like one\n");
+  llvm::sys::fs::remove(other + "/a.goal");
+  llvm::sys::fs::remove(other + "/notes.txt");
+  r = runInfracc({other, "-emit=goal"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("(recognised by its files' content), and it has no files\n"),
+            std::string::npos)
+      << r.err;
+}

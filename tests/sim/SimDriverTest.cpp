@@ -73,34 +73,89 @@ TEST(SimDriver, PrintsWhatLogGOPSimPrints) {
   EXPECT_EQ(stable(d.out), stable(r.out));
 }
 
-TEST(SimDriver, ANumericDashOIsTheOverheadAndSimOSpellsItExplicitly) {
+TEST(SimDriver, DashOIsTheOutputAndSimOTheOverhead) {
   // o = 0: rank 0 ends at 6 (1 + 2 + 3), rank 1 at 2501 (arrival 1 + 2500) + 3.
   std::string dir = makeTempDir("sim");
   std::string goal = writeGoal(dir, "nbp2p.goal", Nbp2p);
-  RunResult a = runInfracc({goal, "-o", "0"});
+  RunResult b = runInfracc({goal, "-sim-o=0"});
+  ASSERT_EQ(b.status, 0) << b.err;
+  EXPECT_NE(b.out.find("o=0 g=1000"), std::string::npos);
+  EXPECT_NE(b.out.find("Host 0: 6\nHost 1: 2504\n"), std::string::npos) << b.out;
+  // `-o 0` is a file named 0, with a warning for LogGOPSim users.
+  RunResult a = runInfracc({goal, "-o", "0"}, dir);
+  ASSERT_EQ(a.status, 0) << a.err;
+  EXPECT_EQ(a.out, "");
+  EXPECT_EQ(a.err, "infracc: warning: -o 0 writes the output to a file named '0'; LogGOPSim's "
+                   "overhead o is -sim-o=0 (or -lgs-compat -o 0); write ./0 for the file\n");
+  EXPECT_NE(readFile(dir + "/0").find("o=1500 g=1000"), std::string::npos);
+  RunResult two = runInfracc({goal, "-o", dir + "/report.txt", "-o", "100"});
+  EXPECT_EQ(two.status, 2);
+  EXPECT_EQ(two.err, "infracc: error: -o is given 2 times ('" + dir +
+                         "/report.txt', '100'); give one output (the simulator's overhead is "
+                         "-sim-o)\n");
+  EXPECT_FALSE(llvm::sys::fs::exists(dir + "/report.txt"));
+}
+
+TEST(SimDriver, LgsCompatReadsLogGOPSimSpellings) {
+  std::string dir = makeTempDir("sim");
+  std::string goal = writeGoal(dir, "nbp2p.goal", Nbp2p);
+  RunResult a = runInfracc({"-lgs-compat", goal, "-o", "0"});
   ASSERT_EQ(a.status, 0) << a.err;
   EXPECT_NE(a.out.find("o=0 g=1000"), std::string::npos);
   EXPECT_NE(a.out.find("Host 0: 6\nHost 1: 2504\n"), std::string::npos) << a.out;
-  RunResult b = runInfracc({goal, "-sim-o=0"});
-  EXPECT_EQ(stable(b.out), stable(a.out));
-  RunResult both = runInfracc({goal, "-o", "0", "-sim-o=0"});
+  RunResult both = runInfracc({"-lgs-compat", goal, "-o", "0", "-sim-o=0"});
   EXPECT_EQ(both.status, 2);
   EXPECT_EQ(both.err,
             "infracc: error: the overhead is given twice (-o 0 and -sim-o=0); give one\n");
-  RunResult frac = runInfracc({goal, "-o", "12.5"});
+  RunResult frac = runInfracc({"-lgs-compat", goal, "-o", "12.5"});
   EXPECT_EQ(frac.status, 2);
   EXPECT_EQ(frac.err,
             "infracc: error: -o 12.5: the overhead o must be a whole number of nanoseconds\n");
-}
-
-TEST(SimDriver, AnOutputFileGetsTheReport) {
-  std::string dir = makeTempDir("sim");
-  std::string goal = writeGoal(dir, "nbp2p.goal", Nbp2p);
-  RunResult r = runInfracc({goal, "-o", dir + "/report.txt", "-o", "100"});
+  // A numeric -o and an output file together.
+  RunResult r = runInfracc({"-lgs-compat", goal, "-o", dir + "/report.txt", "-o", "100"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, "");
-  std::string text = readFile(dir + "/report.txt");
-  EXPECT_NE(text.find("o=100 g=1000"), std::string::npos) << text;
+  EXPECT_NE(readFile(dir + "/report.txt").find("o=100 g=1000"), std::string::npos);
+  // LogGOPSim 76451de, `LogGOPSim -f nbp2p.bin -b` on this schedule (txt2bin'd) printed
+  //   LogGP network backend; size: 2 (1 CPUs, 1 NICs); L=2500, o=1500 g=1000, ...
+  //   PERFORMANCE: Processes: 2 \t Events: 9 \t Time: 0 s \t Speed: inf ev/s
+  //   Maximum finishing time at host 1: 5504 (5.504e-06 s)
+  // and `-f nbp2p.bin -o0 -L2000` ended with Host 1: 2004.
+  RunResult b = runInfracc({"-lgs-compat", "-f", goal, "-b"});
+  ASSERT_EQ(b.status, 0) << b.err;
+  EXPECT_EQ(stable(b.out),
+            "LogGP network backend; size: 2 (1 CPUs, 1 NICs); L=2500, o=1500 g=1000, G=6, O=0, "
+            "P=2, S=65535\n"
+            "Maximum finishing time at host 1: 5504 (5.504e-06 s)\n");
+  EXPECT_NE(b.out.find("PERFORMANCE: Processes: 2 \t Events: 9 \t Time: "), std::string::npos);
+  RunResult c = runInfracc({"-lgs-compat", "-f", goal, "-o", "0", "-L2000"});
+  EXPECT_NE(c.out.find("Host 1: 2004\n"), std::string::npos) << c.out;
+  // Without -lgs-compat, LogGOPSim's spellings are refused with the infracc spelling.
+  RunResult nb = runInfracc({goal, "-b"});
+  EXPECT_EQ(nb.status, 2);
+  EXPECT_EQ(nb.err, "infracc: error: -b is LogGOPSim's spelling of batch mode: write -sim-batch "
+                    "(only the maximum finishing time), or add -lgs-compat for LogGOPSim's -b\n");
+  RunResult nf = runInfracc({"-f", goal});
+  EXPECT_EQ(nf.status, 2);
+  EXPECT_EQ(nf.err, "infracc: error: -f is LogGOPSim's spelling of the input schedule: name the "
+                    "file without -f, or add -lgs-compat\n");
+}
+
+TEST(SimDriver, LogGPValuesFollowTheOptionAsInLogGOPSim) {
+  // -L2000 and -L 2000 as LogGOPSim takes them, and -L=2000 (LLVM's spelling).
+  std::string dir = makeTempDir("sim");
+  std::string goal = writeGoal(dir, "nbp2p.goal", Nbp2p);
+  std::string header = "LogGP network backend; size: 2 (1 CPUs, 1 NICs); L=2000, o=1500 g=7, "
+                       "G=0.5, O=2, P=2, S=100\n";
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{"-L2000", "-g7", "-G0.5", "-O2", "-S100"},
+        std::vector<std::string>{"-L", "2000", "-g", "7", "-G", "0.5", "-O", "2", "-S", "100"},
+        std::vector<std::string>{"-L=2000", "-g=7", "-G=0.5", "-O=2", "-S=100"}}) {
+    args.insert(args.begin(), goal);
+    RunResult r = runInfracc(args);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out.substr(0, r.out.find('\n') + 1), header) << llvm::join(args, " ");
+  }
 }
 
 TEST(SimDriver, FractionalGAndOAreAcceptedNegativeOnesAreNot) {
@@ -137,10 +192,11 @@ TEST(SimDriver, ModelsAndReportFormatsAreChecked) {
             "Times: \n"
             "Host 0: 1506\n"
             "Host 1: 6504\n");
+  // -sim-batch: that one line and nothing else, for any model.
   RunResult batch = runInfracc({goal, "-sim-batch"});
-  EXPECT_TRUE(llvm::StringRef(batch.out).ends_with(
-      "Maximum finishing time at host 1: 5504 (5.504e-06 s)\n"))
-      << batch.out;
+  EXPECT_EQ(batch.out, "Maximum finishing time at host 1: 5504 (5.504e-06 s)\n");
+  batch = runInfracc({goal, "-sim-batch", "-sim-model=atlahs"});
+  EXPECT_EQ(batch.out, "Maximum finishing time at host 1: 6504 (6.504e-06 s)\n");
 }
 
 TEST(SimDriver, JsonReportSchema) {

@@ -61,6 +61,22 @@ std::string sourcePath(const std::string &relative) {
   return path;
 }
 
+std::vector<std::string> readmeCommand(const std::string &text) {
+  std::istringstream readme(readFile(sourcePath("README.md")));
+  const std::string prefix = "./build/infracc ";
+  for (std::string line; std::getline(readme, line);) {
+    size_t at = line.find(prefix);
+    if (at == std::string::npos || line.find(text) == std::string::npos)
+      continue;
+    std::vector<std::string> args;
+    std::istringstream words(line.substr(at + prefix.size()));
+    for (std::string w; words >> w;)
+      args.push_back(w);
+    return args;
+  }
+  return {};
+}
+
 std::string readFile(const std::string &path) {
   auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (!buf)

@@ -24,6 +24,11 @@ RunResult runInfracc(const std::vector<std::string> &args, const std::string &cw
 /// Path of a file in the source tree, e.g. sourcePath("examples/clos.yaml").
 std::string sourcePath(const std::string &relative);
 
+/// The arguments of the README's command line `./build/infracc ...` that contains
+/// `text` (words split at spaces; run them from sourcePath("")), or {} when there is
+/// no such line: tests that run a README example run exactly what it says.
+std::vector<std::string> readmeCommand(const std::string &text);
+
 std::string readFile(const std::string &path);
 void writeFile(const std::string &path, const std::string &contents);
 

@@ -69,15 +69,28 @@ TEST(VisualizeCli, ViewsNeedTheirInput) {
                    "device:NAME, full, schedule\n");
 }
 
-TEST(VisualizeCli, FullViewRefusalLeavesNoFile) {
+TEST(VisualizeCli, FullViewBeyondMaxNodesDrawsTheOverview) {
   std::string dir = makeTempDir("viz");
   std::string out = dir + "/full.svg";
   // 6 servers x 2 nodes + 3 switches x 6 nodes = 30.
   RunResult r = runInfracc({TwoRacks, "-emit=svg", "-view=full", "-max-nodes=20", "-o", out});
-  EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(r.err, "infracc: error: -view=full would draw 30 nodes, more than -max-nodes=20; "
-                   "views that fit: -view=overview (9 nodes), -view=device:gpu_server (2 nodes), "
-                   "-view=device:tor_switch (6 nodes)\n");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.err, "infracc: warning: -view=full would draw 30 nodes, more than -max-nodes=20; "
+                   "drawing the overview instead (9 nodes). Drill down with "
+                   "-view=device:gpu_server (2 nodes), -view=device:tor_switch (6 nodes), or "
+                   "raise -max-nodes\n");
+  RunResult overview = runInfracc({TwoRacks, "-emit=dot"});
+  RunResult fallback = runInfracc({TwoRacks, "-emit=dot", "-view=full", "-max-nodes=20"});
+  // The same picture as the overview, but for the line in the title.
+  EXPECT_EQ(llvm::count(fallback.out, '\n'), llvm::count(overview.out, '\n'));
+  EXPECT_NE(fallback.out.find("-view=full would draw 30 nodes (more than -max-nodes=20): this "
+                              "is the overview"),
+            std::string::npos);
+  EXPECT_NE(readFile(out).find("<svg"), std::string::npos);
+  // -Werror makes the fallback an error: no file.
+  llvm::sys::fs::remove(out);
+  r = runInfracc({TwoRacks, "-emit=svg", "-view=full", "-max-nodes=20", "-Werror", "-o", out});
+  EXPECT_EQ(r.status, 1);
   EXPECT_FALSE(llvm::sys::fs::exists(out));
   llvm::sys::fs::remove_directories(dir);
 }

@@ -104,22 +104,43 @@ TEST(FabricView, LargeFabricIsSummarisedByClasses) {
                 "leaf -> spine   ×512 uplink 400 Gb/s\\l  16 per leaf · 32 per spine\\l"}));
 }
 
-TEST(FabricView, ForcedOverviewRefusesBeyondMaxNodes) {
+TEST(FabricView, ForcedOverviewFallsBackToTheAutomaticSummary) {
   auto g = expand(leafSpine(32, 16, 32));
   FabricViewOptions o;
   o.aggregate = Aggregation::None;
+  auto d = drawOverview(*g, o);
+  ASSERT_TRUE(bool(d)) << llvm::toString(d.takeError());
+  EXPECT_EQ(labels(*d), (std::vector<std::string>{"host\\n×1024", "leaf\\n×32", "spine\\n×16"}));
+  EXPECT_EQ(d->fallbackNote, "-aggregate=none would draw 1072 nodes, more than -max-nodes=1000; "
+                             "drawing the automatic summary instead (3 nodes); raise -max-nodes "
+                             "to draw it");
+  std::string title = attr(d->graph, "label");
+  EXPECT_NE(title.find("-aggregate=none would draw 1072 nodes (more than -max-nodes=1000): "
+                       "summarised automatically"),
+            std::string::npos)
+      << title;
+  // Only when even the automatic summary is too large is the picture refused.
+  o.maxNodes = 2;
   EXPECT_EQ(errorOf(drawOverview(*g, o)),
-            "the overview would draw 1072 nodes, more than -max-nodes=1000; use -aggregate=auto "
-            "or raise -max-nodes");
+            "the overview would draw 1072 nodes, more than -max-nodes=2; raise -max-nodes");
 }
 
-TEST(FabricView, FullViewRefusalNamesViewsThatFit) {
+TEST(FabricView, FullViewBeyondMaxNodesIsTheOverviewWithHowToDrillDown) {
   // Nodes: 1024 hosts x 3 + 32 leaves x (1 asic + 48 ports) + 16 spines x (1 + 32).
   auto g = expand(leafSpine(32, 16, 32));
-  EXPECT_EQ(errorOf(drawFull(*g, {})),
-            "-view=full would draw 5168 nodes, more than -max-nodes=1000; views that fit: "
-            "-view=overview (3 nodes), -view=device:server (3 nodes), -view=device:leafsw (49 "
-            "nodes), -view=device:spinesw (33 nodes)");
+  auto d = drawFull(*g, {});
+  ASSERT_TRUE(bool(d)) << llvm::toString(d.takeError());
+  EXPECT_EQ(labels(*d), (std::vector<std::string>{"host\\n×1024", "leaf\\n×32", "spine\\n×16"}));
+  EXPECT_EQ(d->fallbackNote,
+            "-view=full would draw 5168 nodes, more than -max-nodes=1000; drawing the overview "
+            "instead (3 nodes). Drill down with -view=device:server (3 nodes), "
+            "-view=device:leafsw (49 nodes), -view=device:spinesw (33 nodes), or raise "
+            "-max-nodes");
+  std::string title = attr(d->graph, "label");
+  EXPECT_NE(title.find("-view=full would draw 5168 nodes (more than -max-nodes=1000): this is "
+                       "the overview; -view=device:NAME draws one device"),
+            std::string::npos)
+      << title;
 }
 
 TEST(FabricView, FullViewOfATinyFabric) {

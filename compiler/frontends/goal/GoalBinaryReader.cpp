@@ -127,6 +127,7 @@ bool BinaryReader::readRank(uint32_t r, ScheduleBuilder &b) {
   };
 
   ScheduleBuilder::RankArrays a = b.appendRank(r, n, static_cast<uint32_t>(appSize));
+  b.setRecordsAt(nodesAt);
   indegree_.assign(n, 0);
   uint64_t running = 0;
   const uint8_t *app = d_ + appAt;
@@ -219,6 +220,7 @@ std::optional<Schedule> BinaryReader::read() {
     return std::nullopt;
   ScheduleBuilder b(numRanks_);
   b.reserve(totalOps_, totalDeps_);
+  b.setRecordLayout(buffer_.getBufferIdentifier(), bin::NodeSize);
   const char *text = buffer_.getBufferStart();
   uint64_t nextMark = uint64_t(16) << 20;
   for (uint32_t r = 0; r < numRanks_; ++r) {

@@ -186,6 +186,8 @@ std::optional<Schedule> TextParser::parse() {
   if (!parseHeader())
     return std::nullopt;
   builder_.emplace(numRanks_, opts_.keepLabels);
+  if (opts_.keepSourceLocs)
+    builder_->keepSourceLocs();
   // Untouched reserved memory is not resident; this only saves regrowing copies.
   uint64_t size = uint64_t(end_ - begin_);
   builder_->reserve(size / 16, size / 16);
@@ -689,8 +691,11 @@ void TextParser::recoverOp(const OpStatement &st) {
 void TextParser::addOp(const OpStatement &st, OpKind kind, uint32_t peer, uint64_t size,
                        uint32_t tag, uint32_t cpu, uint32_t nic) {
   uint32_t op = opsInBlock_++;
-  if (building_)
-    builder_->addOp(kind, peer, size, tag, cpu, nic, st.label);
+  if (building_) {
+    Schedule::OpIndex i = builder_->addOp(kind, peer, size, tag, cpu, nic, st.label);
+    if (opts_.keepSourceLocs)
+      builder_->setSourceLoc(i, llvm::SMLoc::getFromPointer(st.begin));
+  }
   if (!st.label.empty())
     defineLabel(st.label, op);
 }

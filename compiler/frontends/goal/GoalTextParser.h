@@ -86,6 +86,7 @@ class TextParser {
 public:
   struct Options {
     bool keepLabels = true;       // keep labels in the Schedule for later messages
+    bool keepSourceLocs = true;   // keep each op's file:line:col for later messages
     Progress *progress = nullptr; // advanced as the buffer is consumed
   };
 

@@ -64,7 +64,7 @@ private:
   // Group g split at commas; value i of it.
   llvm::StringRef value(const Call &c, size_t g, size_t i = 0) const;
   bool integer(const Call &c, size_t g, size_t i, int64_t &out, llvm::StringRef what);
-  bool unsignedValue(const Call &c, size_t g, size_t i, uint64_t &out, llvm::StringRef what);
+  bool request(const Call &c, size_t g, size_t i, uint64_t &out);
   bool time(llvm::StringRef text, double &out) const;
   bool comm(const Call &c, size_t g, CommRef &out);
   bool expectGroups(const Call &c, size_t n);
@@ -120,13 +120,16 @@ bool Reader::integer(const Call &c, size_t g, size_t i, int64_t &out, llvm::Stri
   return true;
 }
 
-bool Reader::unsignedValue(const Call &c, size_t g, size_t i, uint64_t &out,
-                           llvm::StringRef what) {
+// A request handle: where the MPI_Request lives, in decimal (liballprof's %lu) or in
+// hex (0x..., as %p writes it in liballprof2 and other tracers).
+bool Reader::request(const Call &c, size_t g, size_t i, uint64_t &out) {
   llvm::StringRef v = value(c, g, i);
   unsigned long long x;
-  if (v.empty() || v.getAsInteger(10, x)) {
-    error(v.empty() ? c.name : v, "expected a whole number (" + what + ") in " + c.name +
-                                      ", found " + (v.empty() ? "nothing" : "'" + v.str() + "'"));
+  bool hex = v.starts_with_insensitive("0x");
+  if (hex ? v.drop_front(2).getAsInteger(16, x) : v.getAsInteger(10, x)) {
+    error(v.empty() ? c.name : v, "expected a request handle (a whole number, or hex with 0x) in " +
+                                      c.name + ", found " +
+                                      (v.empty() ? "nothing" : "'" + v.str() + "'"));
     failed_ = true;
     return false;
   }
@@ -384,7 +387,7 @@ void Reader::buildRank(uint32_t rank, ScheduleBuilder &b) {
       return true;
     }
     uint64_t req;
-    if (!unsignedValue(c, g, 0, req, "request"))
+    if (!request(c, g, 0, req))
       return false;
     requests[req] = op;
     then(op, DepKind::IRequires);
@@ -473,6 +476,13 @@ void Reader::buildRank(uint32_t rank, ScheduleBuilder &b) {
   for (const Call &c : calls_[rank]) {
     if (diags_.shouldStop())
       break;
+    // The ops this call makes (and the calc before it) are located at its line.
+    struct LocateOps {
+      ScheduleBuilder &b;
+      uint32_t from;
+      llvm::StringRef at;
+      ~LocateOps() { b.setSourceLoc(from, llvm::SMLoc::getFromPointer(at.data())); }
+    } locate{b, b.opsInRank(), c.name};
     double tstart, tend;
     bool hasStart = time(c.groups[1], tstart), hasEnd = time(c.groups.back(), tend);
     if (c.name == "MPI_Init" || c.name == "MPI_Init_thread") {
@@ -553,8 +563,7 @@ void Reader::buildRank(uint32_t rank, ScheduleBuilder &b) {
         continue;
       int64_t count = 1;
       uint64_t base;
-      if ((all && !integer(c, 2, 0, count, "request count")) ||
-          !unsignedValue(c, all ? 3 : 2, 0, base, "request"))
+      if ((all && !integer(c, 2, 0, count, "request count")) || !request(c, all ? 3 : 2, 0, base))
         continue;
       if (count < 0) {
         error(value(c, 2), "negative request count");
@@ -705,6 +714,7 @@ std::optional<Schedule> Reader::read(const std::vector<std::string> &files) {
   if (failed_)
     return std::nullopt;
   ScheduleBuilder b(P_);
+  b.keepSourceLocs();
   for (size_t i = 0; i < comms_.size(); ++i)
     b.addCommunicator(Communicator{uint32_t(i), comms_[i]});
   for (uint32_t r = 0; r < P_; ++r)
@@ -766,7 +776,8 @@ std::optional<Schedule> readLiballprof(DiagEngine &diags, const std::vector<std:
 
 int sniffLiballprof(const std::string &head) {
   llvm::StringRef h(head);
-  if (h.starts_with("# collprof") || h.starts_with("# liballprof"))
+  if (h.starts_with("# collprof") || h.starts_with("# liballprof") ||
+      h.starts_with("# htor's PMPI Tracer"))   // liballprof's own header line
     return 90;
   llvm::StringRef first = h.ltrim(" \t\r\n");
   while (first.starts_with("#"))
