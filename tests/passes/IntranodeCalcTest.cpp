@@ -1,6 +1,7 @@
 // intranode-calc: exact GOAL after the pass, costs from the fabric and the fallbacks,
 // MPI-order pairing (where pairing by list position would close a cycle), acyclicity on
 // ring and tree collectives with several GPUs per node, statistics, and every error.
+#include "support/Units.h"
 #include "tests/passes/PassTestUtil.h"
 
 #include <gtest/gtest.h>
@@ -264,10 +265,11 @@ TEST(IntranodeCalcErrors, WildcardsUnmatchedAndDeadlocks) {
   r = d.run({"dead.goal", "-passes=intranode-calc", "-emit=goal", "-intranode-bandwidth=fast"});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err.substr(r.err.rfind("infracc: error")),
-            "infracc: error: -intranode-bandwidth=fast: not a bandwidth (write e.g. 300GB/s or "
-            "2400Gbps)\n");
+            std::string("infracc: error: -intranode-bandwidth=fast: not a bandwidth above 0; ") +
+                BandwidthSpellings + "\n");
   r = d.run({"dead.goal", "-passes=intranode-calc", "-emit=goal", "-intranode-latency=-5"});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err.substr(r.err.rfind("infracc: error")),
-            "infracc: error: -intranode-latency=-5: must be a non-negative number of ns\n");
+            std::string("infracc: error: -intranode-latency=-5: not a latency of 0 or more; ") +
+                DurationSpellings + "\n");
 }

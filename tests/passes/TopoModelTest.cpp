@@ -1,6 +1,7 @@
 // -sim-model=topo: L and G per message from the fabric path, numbers derived by hand
 // from the LogGOPSim rules (o = 1500, g = 1000; a message sent at t arrives at
 // t + o + L and costs the receiver o + (s-1)*G).
+#include "support/Units.h"
 #include "tests/passes/PassTestUtil.h"
 
 #include <gtest/gtest.h>
@@ -92,7 +93,8 @@ TEST(TopoModelErrors, All) {
                    "place to -passes (it runs by default when -passes is not given)\n");
   r = d.run({"line.yaml", "ping2.goal", "-sim-model=topo", "-switch-latency=-1"});
   EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(r.err, "infracc: error: -switch-latency=-1: must be a non-negative number of ns\n");
+  EXPECT_EQ(r.err, std::string("infracc: error: -switch-latency=-1: not a latency of 0 or more; ") +
+                       DurationSpellings + "\n");
   std::string text = readFile(d.path() + "/line.yaml");
   d.write("badann.yaml", "infrastructure:\n" + [&] {
     std::string indented;
