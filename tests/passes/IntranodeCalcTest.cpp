@@ -266,10 +266,10 @@ TEST(IntranodeCalcErrors, WildcardsUnmatchedAndDeadlocks) {
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err.substr(r.err.rfind("infracc: error")),
             std::string("infracc: error: -intranode-bandwidth=fast: not a bandwidth above 0; ") +
-                BandwidthSpellings + "\n");
+                infracc::BandwidthSpellings + "\n");
   r = d.run({"dead.goal", "-passes=intranode-calc", "-emit=goal", "-intranode-latency=-5"});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err.substr(r.err.rfind("infracc: error")),
             std::string("infracc: error: -intranode-latency=-5: not a latency of 0 or more; ") +
-                DurationSpellings + "\n");
+                infracc::DurationSpellings + "\n");
 }

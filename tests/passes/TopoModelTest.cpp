@@ -94,7 +94,7 @@ TEST(TopoModelErrors, All) {
   r = d.run({"line.yaml", "ping2.goal", "-sim-model=topo", "-switch-latency=-1"});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err, std::string("infracc: error: -switch-latency=-1: not a latency of 0 or more; ") +
-                       DurationSpellings + "\n");
+                       infracc::DurationSpellings + "\n");
   std::string text = readFile(d.path() + "/line.yaml");
   d.write("badann.yaml", "infrastructure:\n" + [&] {
     std::string indented;
