@@ -106,8 +106,11 @@ TEST(TopoModelErrors, All) {
         "fast}]}]\n");
   r = d.run({"badann.yaml", "ping2.goal", "-sim-model=topo"});
   EXPECT_EQ(r.status, 1);
-  EXPECT_EQ(r.err, "badann.yaml: error: switch 'sw.0' has switch_latency 'fast', which is not a "
-                   "latency (write e.g. 300ns, 0.3us, or a bare number of ns)\n");
+  EXPECT_EQ(r.err, std::string("badann.yaml:31:47: error: switch 'sw.0' has switch_latency 'fast', "
+                               "which is not a latency of 0 or more; ") +
+                       infracc::DurationSpellings +
+                       "\n  nodes: [{name: sw, attributes: [{attribute: switch_latency, value: "
+                       "fast}]}]\n                                              ^\n");
   // Two hosts and no edge between them.
   d.write("apart.yaml", "name: apart\ndevices:\n- name: h\n  components:\n  - {name: xpu, count: "
                         "1, choice: xpu}\ninstances:\n- {name: h, device: h, count: 2}\n");
