@@ -112,6 +112,63 @@ std::optional<std::vector<int64_t>> switchLatencies(const FabricGraph &g, DiagEn
   return ps;
 }
 
+std::string describeLink(const FabricGraph &g, LinkId l) {
+  const FabricGraph::LinkInfo &info = g.link(l);
+  if (info.device < 0)
+    return "infrastructure link '" + info.name + "'";
+  return "link '" + info.name + "' of device '" +
+         g.definitions().devices[size_t(info.device)].name + "'";
+}
+
+void FabricFallbacks::note(const PathInfo &p, NodeId a, NodeId b) {
+  if (!p.reachable || p.links == 0)
+    return;
+  bool bare = !p.bottleneckBps;
+  if (bare)
+    ++defaultBandwidthPaths_;
+  if (!p.latencyKnown && defaultLatencyPaths_++ == 0) {
+    latA_ = a;
+    latB_ = b;
+  }
+  if (p.unpricedLink == InvalidLink)
+    return;
+  Use &u = links_[p.unpricedLink];
+  if (u.a == InvalidNode) {
+    u.a = a;
+    u.b = b;
+  }
+  if (bare && u.bareA == InvalidNode) {
+    u.bareA = a;
+    u.bareB = b;
+  }
+}
+
+void FabricFallbacks::report(DiagEngine &diags, llvm::StringRef where, llvm::StringRef model,
+                             llvm::StringRef bandwidthDefault,
+                             llvm::StringRef latencyDefault) const {
+  for (const auto &[l, u] : links_) {
+    std::string link = describeLink(g_, l);
+    if (u.bareA != InvalidNode)
+      diags.warning(where, fmt::format("{} has no bandwidth, nor has any other link on the path "
+                                       "from '{}' to '{}': {} used {} there",
+                                       link, g_.name(u.bareA), g_.name(u.bareB), model.str(),
+                                       bandwidthDefault.str()));
+    else
+      diags.warning(where, fmt::format("{} has no bandwidth: {} prices the paths through it, "
+                                       "e.g. '{}' to '{}', by their other links' bandwidth",
+                                       link, model.str(), g_.name(u.a), g_.name(u.b)));
+  }
+  if (defaultLatencyPaths_ && !latencyDefault.empty())
+    diags.warning(where, fmt::format("no link or switch on the path from '{}' to '{}'{} has a "
+                                     "latency: {} used {} there",
+                                     g_.name(latA_), g_.name(latB_),
+                                     defaultLatencyPaths_ > 1
+                                         ? fmt::format(" (and {} other paths)",
+                                                       defaultLatencyPaths_ - 1)
+                                         : std::string(),
+                                     model.str(), latencyDefault.str()));
+}
+
 std::vector<std::vector<NodeId>> attachPoints(const FabricGraph &g) {
   std::vector<std::vector<NodeId>> out(g.numDeviceCopies());
   for (const auto &e : g.edges()) {

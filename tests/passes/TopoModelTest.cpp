@@ -11,6 +11,9 @@ using namespace infracc::test;
 #define LGS_HEADER                                                                            \
   "LogGP network backend; size: 4 (1 CPUs, 1 NICs); L=2500, o=1500 g=1000, G=6, O=0, P=4, "    \
   "S=65535\nTimes: \n"
+#define TOPO_LINE(fabric)                                                                     \
+  "Model: topo, per-message L and G from the fabric '" fabric "'; the L and G below apply "     \
+  "only where it has none\n"
 
 TEST(TopoModel, PerGpuSchedule) {
   // ping4 on small_cluster.yaml, placed linearly (the default pipeline of topo places):
@@ -22,12 +25,18 @@ TEST(TopoModel, PerGpuSchedule) {
   PassDir d({"small_cluster.yaml", "ping4.goal"});
   RunResult r = d.run({"small_cluster.yaml", "ping4.goal", "-sim-model=topo"});
   EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(stableSim(r.out),
-            LGS_HEADER "Host 0: 3260\nHost 1: 1500\nHost 2: 6180\nHost 3: 0\n");
+  EXPECT_EQ(stableSim(r.out), TOPO_LINE("small_cluster.yaml") LGS_HEADER
+            "Host 0: 3260\nHost 1: 1500\nHost 2: 6180\nHost 3: 0\n");
+  // With a fabric, topo is the default model.
+  EXPECT_EQ(d.run({"small_cluster.yaml", "ping4.goal"}).out, r.out);
   // The uniform model: L = 2500, G = 6: 1500 + 2500 + 1500 + 6000 = 11500 for both.
-  r = d.run({"small_cluster.yaml", "ping4.goal"});
-  EXPECT_EQ(stableSim(r.out),
-            LGS_HEADER "Host 0: 11500\nHost 1: 1500\nHost 2: 11500\nHost 3: 0\n");
+  r = d.run({"small_cluster.yaml", "ping4.goal", "-sim-model=lgs"});
+  EXPECT_EQ(stableSim(r.out), "Model: lgs; the fabric 'small_cluster.yaml' is not used "
+                              "(-sim-model=topo prices messages by it)\n" LGS_HEADER
+                              "Host 0: 11500\nHost 1: 1500\nHost 2: 11500\nHost 3: 0\n");
+  // Without a fabric the output is LogGOPSim's, with no model line.
+  r = d.run({"ping4.goal"});
+  EXPECT_EQ(stableSim(r.out), LGS_HEADER "Host 0: 11500\nHost 1: 1500\nHost 2: 11500\nHost 3: 0\n");
 }
 
 TEST(TopoModel, PerNodeScheduleUsesTheGpusOfEachMessage) {
@@ -39,7 +48,8 @@ TEST(TopoModel, PerNodeScheduleUsesTheGpusOfEachMessage) {
   RunResult r = d.run({"small_cluster.yaml", "ping4.goal", "-passes=place,remap-gpus",
                        "-sim-model=topo"});
   EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(stableSim(r.out), "LogGP network backend; size: 2 (2 CPUs, 2 NICs); L=2500, o=1500 "
+  EXPECT_EQ(stableSim(r.out), TOPO_LINE("small_cluster.yaml")
+            "LogGP network backend; size: 2 (2 CPUs, 2 NICs); L=2500, o=1500 "
                               "g=1000, G=6, O=0, P=2, S=65535\nTimes: \nHost 0: 3260\n"
                               "Host 1: 6180\n");
 }
