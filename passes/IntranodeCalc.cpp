@@ -14,7 +14,8 @@
 // host (ir/Paths.h, switch latencies included). Otherwise (no fabric, a per-node trace
 // read from a file, a GPU talking to itself, a path without bandwidth) the fallback
 // -intranode-latency and -intranode-bandwidth apply (default 0 ns and 300 GB/s, the
-// constant ATLAHS uses).
+// constant ATLAHS uses). Links without a bandwidth on the priced paths are warned about
+// once each (passes/FabricCosts.h).
 #include "support/Units.h"
 #include "ir/MessageMatching.h"
 #include "ir/Module.h"
@@ -217,6 +218,9 @@ llvm::Error IntranodeCalcPass::run(Module &m, PassContext &ctx) {
     paths = std::make_unique<PathFinder>(*m.fabric, std::move(*lat));
   }
   llvm::DenseMap<uint64_t, PathInfo> pathCache;
+  std::optional<FabricFallbacks> fallbacks;
+  if (paths)
+    fallbacks.emplace(*m.fabric);
   bool warnedUnreachable = false;
   auto costOf = [&](uint32_t r, uint32_t send, uint32_t recv) -> uint64_t {
     double latencyNs = fallbackLat->ns, bps = fallbackBw->bitsPerSecond;
@@ -225,8 +229,10 @@ llvm::Error IntranodeCalcPass::run(Module &m, PassContext &ctx) {
     if (paths && a && b && a->endpoint != InvalidNode && b->endpoint != InvalidNode) {
       uint64_t key = (uint64_t(a->endpoint) << 32) | b->endpoint;
       auto it = pathCache.find(key);
-      if (it == pathCache.end())
+      if (it == pathCache.end()) {
         it = pathCache.try_emplace(key, paths->withinCopy(a->endpoint, b->endpoint)).first;
+        fallbacks->note(it->second, a->endpoint, b->endpoint);
+      }
       const PathInfo &p = it->second;
       if (p.reachable) {
         latencyNs = p.latencyNs();
@@ -294,6 +300,11 @@ llvm::Error IntranodeCalcPass::run(Module &m, PassContext &ctx) {
       b.addDependency(recv, send, DepKind::Requires);
     b.endRank();
   }
+  if (fallbacks)
+    fallbacks->report(ctx.diags, m.fabricSource, "intranode-calc",
+                      "-intranode-bandwidth=" + FallbackBandwidth +
+                          (FallbackBandwidth.getNumOccurrences() ? "" : " (the default)"),
+                      "");
   m.schedule = b.finish();
   ctx.stats.add("intranode-calc", "messages", "Messages inside a node replaced by calcs",
                 messages);

@@ -46,7 +46,7 @@ const ErrorCase Cases[] = {
                             "oversub1, bundle1, bundle2, bw0, bw1, bw2, lat0, lat1, lat2)"},
     {"clos:host=server(npu_factr=2)", "npu_factr", "unknown parameter 'npu_factr' for device "
                                                    "blueprint 'server'; did you mean "
-                                                   "'npu_factor'? (its parameters: npu_factor)"},
+                                                   "'npu_factor'? (its parameters: npu_factor, specs)"},
     {"clos:radix=8,radix=16", "radix=16", "parameter 'radix' is given twice"},
     {"clos:host=dgx_h10", "dgx_h10", "unknown device 'dgx_h10' for host; did you mean "
                                      "'dgx_h100'? (device blueprints: cx5, dgx1, dgx2, dgx_a100, "

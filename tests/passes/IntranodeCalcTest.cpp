@@ -273,3 +273,24 @@ TEST(IntranodeCalcErrors, WildcardsUnmatchedAndDeadlocks) {
             std::string("infracc: error: -intranode-latency=-5: not a latency of 0 or more; ") +
                 infracc::DurationSpellings + "\n");
 }
+
+// GPU 0 to GPU 1 of one DGX H100, 60001 bytes: over an NVSwitch edge of 4.5 NVLink 4
+// links (900 Gb/s) the calc costs 60001 * 8 / 900 = 533.3 ns; without the figures the
+// fallback 300 GB/s gives 200 ns, and the pass says which link had no bandwidth.
+TEST(IntranodeCalc, BlueprintHostsAndLinksWithoutBandwidth) {
+  PassDir d;
+  d.write("p.goal", "num_ranks 2\nrank 0 {\nl1: send 60001b to 1 tag 0\n}\n"
+                    "rank 1 {\nl1: recv 60001b from 0 tag 0\n}\n");
+  RunResult r = d.run({"-fabric=single_tier:hosts=1,host=dgx_h100", "p.goal",
+                       "-passes=place,remap-gpus,intranode-calc", "-emit=goal"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(r.out.find("l1: calc 533\n"), std::string::npos) << r.out;
+  r = d.run({"-fabric=single_tier:hosts=1,host=dgx_h100(specs=none)", "p.goal",
+             "-passes=place,remap-gpus,intranode-calc", "-emit=goal"});
+  EXPECT_NE(r.out.find("l1: calc 200\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err, "-fabric=single_tier:hosts=1,host=dgx_h100(specs=none): warning: link "
+                   "'xpu_fabric' of device 'dgx_h100' has no bandwidth, nor has any other link "
+                   "on the path from 'dgx_h100.0.xpu.0' to 'dgx_h100.0.xpu.1': intranode-calc "
+                   "used -intranode-bandwidth=300GB/s (the default) there\n");
+}

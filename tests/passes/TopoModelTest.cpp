@@ -129,3 +129,80 @@ TEST(TopoModelErrors, All) {
   EXPECT_EQ(r.err, "infracc: error: -sim-model=topo: no path in the fabric 'apart.yaml' from "
                    "'h.0.xpu.0' to 'h.1.xpu.0', which exchange messages\n");
 }
+
+// One 60001-byte message between the first two GPUs of one host (eager, S = 65535): the
+// receiver ends at o + L + o + trunc(60000 G).
+const char *const Ping60k = "num_ranks 2\nrank 0 {\nl1: send 60001b to 1 tag 0\n}\n"
+                            "rank 1 {\nl1: recv 60001b from 0 tag 0\n}\n";
+
+std::string hostOne(const RunResult &r) {
+  size_t at = r.out.find("Host 1: ");
+  return at == std::string::npos ? "(none) " + r.err
+                                 : r.out.substr(at + 8, r.out.find('\n', at) - at - 8);
+}
+
+TEST(TopoModel, BlueprintHostsPriceGpuTrafficByTheirLinks) {
+  PassDir d;
+  d.write("p.goal", Ping60k);
+  // dgx_h100: xpu - NVSwitch - xpu, 4.5 NVLink 4 links per edge = 900 Gb/s: G = 8/900
+  // ns/B, 60000 G = 533.3; no link latency, the NVSwitch counts (0 ns): L = 0.
+  RunResult r = d.run({"-fabric=single_tier:hosts=1,host=dgx_h100", "p.goal"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(hostOne(r), "3533");
+  // Without the figures (as the reference's blueprint) the default G = 6 prices it, and
+  // the run says so, naming the link.
+  r = d.run({"-fabric=single_tier:hosts=1,host=dgx_h100(specs=none)", "p.goal"});
+  EXPECT_EQ(hostOne(r), "363000");   // 3000 + 60000 * 6
+  EXPECT_EQ(r.err, "-fabric=single_tier:hosts=1,host=dgx_h100(specs=none): warning: link "
+                   "'xpu_fabric' of device 'dgx_h100' has no bandwidth, nor has any other link "
+                   "on the path from 'dgx_h100.0.xpu.0' to 'dgx_h100.0.xpu.1': -sim-model=topo "
+                   "used G=6 ns/byte (the -G default) there\n");
+  // Given -G is that default, and said to be.
+  r = d.run({"-fabric=single_tier:hosts=1,host=dgx_h100(specs=none)", "p.goal", "-G=2"});
+  EXPECT_EQ(hostOne(r), "123000");   // 3000 + 60000 * 2
+  EXPECT_NE(r.err.find("-sim-model=topo used G=2 ns/byte (-G) there\n"), std::string::npos)
+      << r.err;
+  // MI300X: one Infinity Fabric link, 512 Gb/s, no published latency: L is the default.
+  r = d.run({"-fabric=single_tier:hosts=1,host=mi300x", "p.goal"});
+  EXPECT_EQ(hostOne(r), "6437");   // 1500 + 2500 + 1500 + trunc(60000 * 8 / 512)
+  EXPECT_EQ(r.err, "-fabric=single_tier:hosts=1,host=mi300x: warning: no link or switch on the "
+                   "path from 'mi300x.0.xpu.0' to 'mi300x.0.xpu.1' has a latency: "
+                   "-sim-model=topo used L=2500 ns (the -L default) there\n");
+  r = d.run({"-fabric=single_tier:hosts=1,host=mi300x", "p.goal", "-L=1000"});
+  EXPECT_EQ(hostOne(r), "4937");
+}
+
+TEST(TopoModel, LinksWithoutBandwidthThatDoNotLimitAPathAreNamed) {
+  PassDir d;
+  d.write("p.goal", Ping60k);
+  // Two servers on one switch, their PCIe bare: GPU 0 of host 0 to GPU 0 of host 1 runs
+  // xpu - pciesw - nic (bare), then the 100 Gb/s host link: G = 0.08 ns/B = 4800 ns.
+  RunResult r = d.run({"-fabric=single_tier:hosts=2,host=server(specs=none)", "p.goal",
+                       "-place=round-robin"});
+  EXPECT_EQ(hostOne(r), "7800");   // 1500 + 0 + 1500 + 4800: no latency, but switches count
+  EXPECT_EQ(r.err, "-fabric=single_tier:hosts=2,host=server(specs=none): warning: link 'pcie' of "
+                   "device 'server' has no bandwidth: -sim-model=topo prices the paths through "
+                   "it, e.g. 'server.0.xpu.0' to 'server.1.xpu.0', by their other links' "
+                   "bandwidth\n");
+}
+
+TEST(TopoModel, LatencyAndGapOptionsAreUsedOrRefused) {
+  PassDir d;
+  d.write("p.goal", Ping60k);
+  RunResult r = d.run({"-fabric=single_tier:hosts=1,host=dgx_h100", "p.goal", "-L=3000"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "infracc: error: -L=3000 is not used by -sim-model=topo: L applies only to "
+                   "paths without any latency in the fabric, and no message's path lacks one; "
+                   "drop -L, or use -sim-model=lgs for LogGOPSim's single L\n");
+  r = d.run({"-fabric=single_tier:hosts=1,host=dgx_h100", "p.goal", "-G", "0.5"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "infracc: error: -G=0.5 is not used by -sim-model=topo: G applies only to "
+                   "paths without any bandwidth in the fabric, and no message's path lacks one; "
+                   "drop -G, or use -sim-model=lgs for LogGOPSim's single G\n");
+  // With the lgs model they are the model's L and G.
+  r = d.run({"-fabric=single_tier:hosts=1,host=dgx_h100", "p.goal", "-L=3000", "-G", "0.5",
+             "-sim-model=lgs"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(hostOne(r), "36000");   // 1500 + 3000 + 1500 + 60000 * 0.5
+}
