@@ -70,6 +70,13 @@ void DeviceBuilder::edge(Scheme scheme, ComponentPath ep1, ComponentPath ep2,
   d_.edges.push_back(std::move(e));
 }
 
+const ParamInfo SpecsParam = {
+    "specs", "vendor",
+    "vendor: internal links carry the vendor's per-link bandwidth (and latency where one is "
+    "published); none: no bandwidth or latency, as InfraGraph's reference blueprint"};
+
+bool vendorFigures(ParamReader &r) { return r.choice("specs", {"vendor", "none"}) == "vendor"; }
+
 DeviceBuild DeviceBuilder::take(std::vector<DeviceDef> parts) {
   return DeviceBuild{std::move(d_), std::move(parts)};
 }

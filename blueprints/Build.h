@@ -36,6 +36,13 @@ private:
   DeviceDef d_;
 };
 
+/// The parameter `specs` of the vendor device blueprints: `vendor` (default) gives their
+/// internal links the vendor's figures (blueprints/devices/LinkFigures.h), `none` leaves
+/// them without bandwidth and latency, as InfraGraph's reference blueprints do.
+extern const ParamInfo SpecsParam;
+/// Reads `specs`: true for vendor figures.
+bool vendorFigures(ParamReader &r);
+
 /// Structural equality of two definitions (source locations ignored).
 bool sameDefinition(const DeviceDef &a, const DeviceDef &b);
 

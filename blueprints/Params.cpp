@@ -64,73 +64,6 @@ std::string suggestValues(uint64_t v, const std::function<bool(uint64_t)> &valid
   return fmt::format("try {} or {}", picks[0], picks[1]);
 }
 
-static std::optional<std::pair<double, llvm::StringRef>> splitNumber(llvm::StringRef s) {
-  s = s.trim();
-  size_t i = 0;
-  while (i < s.size() && (llvm::isDigit(s[i]) || s[i] == '.'))
-    ++i;
-  // An exponent such as 1e3 (but not the unit "E...", which no unit starts with).
-  if (i < s.size() && (s[i] == 'e') && i + 1 < s.size() &&
-      (llvm::isDigit(s[i + 1]) || s[i + 1] == '-' || s[i + 1] == '+')) {
-    size_t j = i + 1;
-    if (s[j] == '-' || s[j] == '+')
-      ++j;
-    if (j < s.size() && llvm::isDigit(s[j])) {
-      while (j < s.size() && llvm::isDigit(s[j]))
-        ++j;
-      i = j;
-    }
-  }
-  double v;
-  if (i == 0 || s.substr(0, i).getAsDouble(v) || !std::isfinite(v))
-    return std::nullopt;
-  return std::make_pair(v, s.substr(i).trim());
-}
-
-std::optional<Bandwidth> parseBandwidth(llvm::StringRef s) {
-  auto num = splitNumber(s);
-  if (!num)
-    return std::nullopt;
-  static const std::pair<const char *, double> units[] = {
-      {"", 1e9},          {"bps", 1},           {"b/s", 1},          {"Kbps", 1e3},
-      {"Kb/s", 1e3},      {"kbps", 1e3},        {"kb/s", 1e3},       {"M", 1e6},
-      {"Mbps", 1e6},      {"Mb/s", 1e6},        {"G", 1e9},          {"Gbps", 1e9},
-      {"Gb/s", 1e9},      {"T", 1e12},          {"Tbps", 1e12},      {"Tb/s", 1e12},
-      {"Bps", 8},         {"B/s", 8},           {"KBps", 8e3},       {"KB/s", 8e3},
-      {"kB/s", 8e3},      {"MBps", 8e6},        {"MB/s", 8e6},       {"GBps", 8e9},
-      {"GB/s", 8e9},      {"TBps", 8e12},       {"TB/s", 8e12},      {"KiB/s", 8.0 * 1024},
-      {"MiB/s", 8.0 * (1 << 20)},               {"GiB/s", 8.0 * (1ull << 30)},
-      {"TiB/s", 8.0 * (1ull << 40)}};
-  for (auto &[unit, mult] : units)
-    if (num->second == unit)
-      return Bandwidth::bitsPerSec(num->first * mult);
-  return std::nullopt;
-}
-
-std::optional<Duration> parseDuration(llvm::StringRef s) {
-  auto num = splitNumber(s);
-  if (!num)
-    return std::nullopt;
-  static const std::pair<const char *, double> units[] = {
-      {"", 1}, {"ps", 1e-3}, {"ns", 1}, {"us", 1e3}, {"\xC2\xB5s", 1e3}, {"ms", 1e6}, {"s", 1e9}};
-  for (auto &[unit, mult] : units)
-    if (num->second == unit)
-      return Duration::nanoseconds(num->first * mult);
-  return std::nullopt;
-}
-
-std::string formatBandwidth(Bandwidth b) {
-  return fmt::format("{:g} Gb/s", b.inGigabitsPerSec());
-}
-
-std::string formatDuration(Duration d) {
-  if (d.ns >= 1e6)
-    return fmt::format("{:g} ms", d.ns / 1e6);
-  if (d.ns >= 1e3)
-    return fmt::format("{:g} us", d.ns / 1e3);
-  return fmt::format("{:g} ns", d.ns);
-}
-
 // ---------------------------------------------------------------------------------
 
 ParamReader::ParamReader(const BlueprintSpec &spec, const std::vector<ParamInfo> &known,
@@ -275,9 +208,8 @@ std::optional<Bandwidth> ParamReader::bandwidth(llvm::StringRef key) {
     return std::nullopt;
   auto b = parseBandwidth(t);
   if (!b) {
-    error(key, fmt::format("{} '{}' is not a bandwidth; write a number with a unit, e.g. 100G, "
-                           "100Gbps, 400GB/s or 1TiB/s (a bare number is Gb/s), or none",
-                           key.str(), t));
+    error(key, fmt::format("{} '{}' is not a bandwidth or none; {}", key.str(), t,
+                           BandwidthSpellings));
     return std::nullopt;
   }
   if (!(b->bitsPerSecond > 0)) {
@@ -293,9 +225,8 @@ std::optional<Duration> ParamReader::latency(llvm::StringRef key) {
     return std::nullopt;
   auto d = parseDuration(t);
   if (!d) {
-    error(key, fmt::format("{} '{}' is not a latency; write a number with a unit, e.g. 500ns, "
-                           "1us or 2ms (a bare number is ns), or none",
-                           key.str(), t));
+    error(key, fmt::format("{} '{}' is not a latency or none; {}", key.str(), t,
+                           DurationSpellings));
     return std::nullopt;
   }
   return d;

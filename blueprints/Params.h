@@ -32,15 +32,6 @@ std::string didYouMean(llvm::StringRef bad, llvm::ArrayRef<std::string> names);
 std::string suggestValues(uint64_t v, const std::function<bool(uint64_t)> &valid, uint64_t min,
                           uint64_t max);
 
-/// `100`, `100G`, `100Gbps`, `100Gb/s`, `400GB/s`, `1TiB/s`, `25 Mbps`: a bare number is
-/// Gb/s, as in InfraGraph's gigabits_per_second.
-std::optional<Bandwidth> parseBandwidth(llvm::StringRef s);
-/// `500ns`, `1us`, `1.5us`, `2ms`, `1s`: a bare number is nanoseconds.
-std::optional<Duration> parseDuration(llvm::StringRef s);
-/// For messages and reports: "100 Gb/s", "8796.09 Gb/s", "1 us", "500 ns".
-std::string formatBandwidth(Bandwidth b);
-std::string formatDuration(Duration d);
-
 class ParamReader {
 public:
   /// `what` names the blueprint in messages, e.g. "fabric blueprint 'clos'".

@@ -747,19 +747,28 @@ bool FabricExpander::pairUp(const std::vector<uint32_t> &a, const std::vector<ui
     return true;
   case Scheme::One2One:
   case Scheme::Ring:
-    if (a.size() != b.size()) {
-      size_t extra = a.size() > b.size() ? a.size() - b.size() : b.size() - a.size();
+    if (scheme == Scheme::One2One && a.size() != b.size() && !a.empty() && !b.empty()) {
+      // As the reference does (zip): pair up to the shorter side; say what was left.
+      const std::vector<uint32_t> &longer = a.size() > b.size() ? a : b;
+      size_t pairs = std::min(a.size(), b.size()), left = longer.size() - pairs;
+      std::string names;
+      for (size_t i = pairs; i < longer.size() && i < pairs + 3; ++i)
+        names += (i == pairs ? "" : ", ") + nameOf(longer[i]);
+      if (left > 3)
+        names += fmt::format(" and {} more", left - 3);
+      warning(loc, fmt::format("one2one edge joins {} node{} to {}: made {} pair{} up to the "
+                               "shorter side, as InfraGraph's reference does; {} node{} of the "
+                               "longer side got no partner: {}",
+                               a.size(), a.size() == 1 ? "" : "s", b.size(), pairs,
+                               pairs == 1 ? "" : "s", left, left == 1 ? "" : "s", names));
+    } else if (a.size() != b.size()) {
       error(loc, fmt::format("{} edge joins {} node{} to {}; both sides must name the same "
-                             "number of nodes{}",
+                             "number of nodes",
                              schemeName(scheme).str(), a.size(), a.size() == 1 ? "" : "s",
-                             b.size(),
-                             scheme == Scheme::One2One
-                                 ? fmt::format(" (InfraGraph's reference would silently drop {})",
-                                               extra)
-                                 : std::string()));
+                             b.size()));
       return false;
     }
-    for (size_t i = 0; i < a.size(); ++i) {
+    for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
       uint32_t x = a[i], y = scheme == Scheme::Ring ? b[(i + 1) % b.size()] : b[i];
       if (x == y) {
         error(loc, schemeName(scheme) + " edge joins '" + nameOf(x) +

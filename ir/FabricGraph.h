@@ -24,6 +24,7 @@ using NodeId = uint32_t;
 using EdgeId = uint32_t;
 using LinkId = uint32_t;
 inline constexpr NodeId InvalidNode = ~NodeId(0);
+inline constexpr LinkId InvalidLink = ~LinkId(0);
 
 /// What a device instance is, as far as the rest of the program cares.
 enum class InstanceRole : uint8_t { Host, Switch, Other };

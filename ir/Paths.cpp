@@ -22,11 +22,13 @@ struct PathFinder::Scratch {
   std::vector<int64_t> dist;
   std::vector<double> bw;
   std::vector<uint32_t> links, switches;
+  std::vector<LinkId> unpriced;
   std::vector<uint8_t> flags;   // 1 settled, 2 latency known, 4 target
   std::vector<NodeId> touched;
 
   explicit Scratch(uint32_t n)
-      : dist(n, Unreached), bw(n, 0), links(n, 0), switches(n, 0), flags(n, 0) {}
+      : dist(n, Unreached), bw(n, 0), links(n, 0), switches(n, 0), unpriced(n, InvalidLink),
+        flags(n, 0) {}
   void reset() {
     for (NodeId v : touched) {
       dist[v] = Unreached;
@@ -101,6 +103,7 @@ void PathFinder::search(Scratch &s, NodeId src, llvm::ArrayRef<NodeId> targets,
   s.dist[src] = 0;
   s.bw[src] = NoLimit;
   s.links[src] = s.switches[src] = 0;
+  s.unpriced[src] = InvalidLink;
   s.touched.push_back(src);
   heap.push({0, NoLimit, src});
   while (!heap.empty() && remaining) {
@@ -141,6 +144,9 @@ void PathFinder::search(Scratch &s, NodeId src, llvm::ArrayRef<NodeId> targets,
       s.bw[v] = b;
       s.links[v] = s.links[u] + 1;
       s.switches[v] = s.switches[u] + (charged ? 1 : 0);
+      // A link without a bandwidth, unless it is inside one switch device copy.
+      bool unpriced = linkBps_[l] <= 0 && !(cu == cv && copyIsSwitch_[cu]);
+      s.unpriced[v] = s.unpriced[u] != InvalidLink ? s.unpriced[u] : unpriced ? l : InvalidLink;
       s.flags[v] = static_cast<uint8_t>((s.flags[v] & 4) | (known ? 2 : 0));
       heap.push({d, b, v});
     }
@@ -158,6 +164,7 @@ void PathFinder::search(Scratch &s, NodeId src, llvm::ArrayRef<NodeId> targets,
     p.links = s.links[t];
     p.switches = s.switches[t];
     p.latencyKnown = (s.flags[t] & 2) != 0;
+    p.unpricedLink = s.unpriced[t];
   }
 }
 

@@ -9,7 +9,10 @@
 //    counts (NVSwitches, PCIe switches in a host). The caller supplies these per node.
 //  * Among paths of equal latency the widest wins (largest bottleneck bandwidth):
 //    with ECMP every equal-cost path is a candidate, and this is the best of them.
-//  * Links without a latency count 0 ns; links without a bandwidth do not limit it.
+//  * Links without a latency count 0 ns; links without a bandwidth do not limit it (the
+//    first such link on the path is reported in PathInfo::unpricedLink, so that cost
+//    models can say so; a switch device's own internal links, priced by its switch
+//    latency, are not).
 //  * Paths do not pass through other hosts (they may enter the destination's host and
 //    leave the source's); when a destination can only be reached through other
 //    hosts (e.g. a torus of xpus), the unrestricted shortest path is used.
@@ -36,6 +39,7 @@ struct PathInfo {
   uint32_t links = 0;                     // edges on the path
   uint32_t switches = 0;                  // switches charged
   bool latencyKnown = false;              // some link or switch on it had a latency
+  LinkId unpricedLink = InvalidLink;      // the first link on it without a bandwidth
 
   double latencyNs() const { return double(latencyPs) / 1000.0; }
 };

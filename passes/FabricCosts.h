@@ -4,11 +4,14 @@
 #pragma once
 
 #include "ir/FabricGraph.h"
+#include "ir/Paths.h"
 
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Support/Error.h>
 
+#include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace infracc {
@@ -43,5 +46,36 @@ std::vector<std::vector<NodeId>> attachPoints(const FabricGraph &g);
 /// copy has no attach point the endpoint reaches.
 std::vector<NodeId> nicOfEndpoints(const FabricGraph &g, llvm::ArrayRef<NodeId> endpoints,
                                    const std::vector<std::vector<NodeId>> &attach);
+
+/// "link 'nvlink' of device 'dgx'" or "infrastructure link 'eth'", for messages.
+std::string describeLink(const FabricGraph &g, LinkId l);
+
+/// What a fabric-priced model (-sim-model=topo, intranode-calc) did where the fabric has
+/// no numbers, told once per run: one warning per link without a bandwidth that the
+/// priced paths pass, naming it and, when a path had no bandwidth at all, the default
+/// used there; and one warning when paths had no latency at all.
+class FabricFallbacks {
+public:
+  explicit FabricFallbacks(const FabricGraph &g) : g_(g) {}
+  /// Records a priced path from a to b.
+  void note(const PathInfo &p, NodeId a, NodeId b);
+  bool usedDefaultBandwidth() const { return defaultBandwidthPaths_ != 0; }
+  bool usedDefaultLatency() const { return defaultLatencyPaths_ != 0; }
+  /// `model` names the model in messages ("-sim-model=topo"); `bandwidthDefault` and
+  /// `latencyDefault` say what was used instead ("G=6 ns/byte (the -G default)"); an
+  /// empty `latencyDefault` reports nothing about latencies.
+  void report(DiagEngine &diags, llvm::StringRef where, llvm::StringRef model,
+              llvm::StringRef bandwidthDefault, llvm::StringRef latencyDefault) const;
+
+private:
+  struct Use {
+    NodeId a = InvalidNode, b = InvalidNode;                 // a path through the link
+    NodeId bareA = InvalidNode, bareB = InvalidNode;         // one without any bandwidth
+  };
+  const FabricGraph &g_;
+  std::map<LinkId, Use> links_;
+  uint64_t defaultBandwidthPaths_ = 0, defaultLatencyPaths_ = 0;
+  NodeId latA_ = InvalidNode, latB_ = InvalidNode;
+};
 
 } // namespace infracc

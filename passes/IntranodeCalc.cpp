@@ -14,8 +14,9 @@
 // host (ir/Paths.h, switch latencies included). Otherwise (no fabric, a per-node trace
 // read from a file, a GPU talking to itself, a path without bandwidth) the fallback
 // -intranode-latency and -intranode-bandwidth apply (default 0 ns and 300 GB/s, the
-// constant ATLAHS uses).
-#include "blueprints/Params.h"
+// constant ATLAHS uses). Links without a bandwidth on the priced paths are warned about
+// once each (passes/FabricCosts.h).
+#include "support/Units.h"
 #include "ir/MessageMatching.h"
 #include "ir/Module.h"
 #include "ir/Paths.h"
@@ -44,10 +45,11 @@ cl::opt<std::string> FallbackBandwidth(
              "a bare number is Gb/s; default 300GB/s)"),
     cl::cat(opts::passCategory()));
 
-cl::opt<double> FallbackLatency("intranode-latency", cl::init(0), cl::value_desc("ns"),
-                                cl::desc("intranode-calc: latency in ns where the fabric gives "
-                                         "no path (default 0)"),
-                                cl::cat(opts::passCategory()));
+cl::opt<std::string> FallbackLatency(
+    "intranode-latency", cl::init("0"), cl::value_desc("latency"),
+    cl::desc("intranode-calc: latency where the fabric gives no path, e.g. 500ns or 0.5us (a "
+             "bare number is ns; default 0)"),
+    cl::cat(opts::passCategory()));
 
 cl::opt<RecvCost> RecvCostOpt(
     "intranode-recv-cost", cl::init(RecvCost::Zero), cl::value_desc("zero|copy"),
@@ -107,13 +109,14 @@ std::vector<uint32_t> findCycle(const Schedule &s, uint32_t rank,
 llvm::Error IntranodeCalcPass::run(Module &m, PassContext &ctx) {
   if (!m.hasSchedule())
     return usageError("intranode-calc needs a workload");
-  std::optional<Bandwidth> fallbackBw = blueprints::parseBandwidth(FallbackBandwidth);
+  std::optional<Bandwidth> fallbackBw = parseBandwidth(FallbackBandwidth);
   if (!fallbackBw || !(fallbackBw->bitsPerSecond > 0) || !std::isfinite(fallbackBw->bitsPerSecond))
     return usageError("-intranode-bandwidth=" + FallbackBandwidth +
-                      ": not a bandwidth (write e.g. 300GB/s or 2400Gbps)");
-  if (!(FallbackLatency >= 0) || !std::isfinite(FallbackLatency))
-    return usageError(fmt::format("-intranode-latency={}: must be a non-negative number of ns",
-                                  double(FallbackLatency)));
+                      ": not a bandwidth above 0; " + BandwidthSpellings);
+  std::optional<Duration> fallbackLat = parseDuration(FallbackLatency);
+  if (!fallbackLat || !(fallbackLat->ns >= 0) || !std::isfinite(fallbackLat->ns))
+    return usageError("-intranode-latency=" + FallbackLatency + ": not a latency of 0 or more; " +
+                      DurationSpellings);
   const Schedule &s = *m.schedule;
   const Placement &pl = m.placement;
   const std::string where = m.workloadSource.empty() ? "workload" : m.workloadSource;
@@ -215,16 +218,21 @@ llvm::Error IntranodeCalcPass::run(Module &m, PassContext &ctx) {
     paths = std::make_unique<PathFinder>(*m.fabric, std::move(*lat));
   }
   llvm::DenseMap<uint64_t, PathInfo> pathCache;
+  std::optional<FabricFallbacks> fallbacks;
+  if (paths)
+    fallbacks.emplace(*m.fabric);
   bool warnedUnreachable = false;
   auto costOf = [&](uint32_t r, uint32_t send, uint32_t recv) -> uint64_t {
-    double latencyNs = FallbackLatency, bps = fallbackBw->bitsPerSecond;
+    double latencyNs = fallbackLat->ns, bps = fallbackBw->bitsPerSecond;
     const Placement::Member *a = pl.memberOfCpu(r, s.cpu(send));
     const Placement::Member *b = pl.memberOfCpu(r, s.cpu(recv));
     if (paths && a && b && a->endpoint != InvalidNode && b->endpoint != InvalidNode) {
       uint64_t key = (uint64_t(a->endpoint) << 32) | b->endpoint;
       auto it = pathCache.find(key);
-      if (it == pathCache.end())
+      if (it == pathCache.end()) {
         it = pathCache.try_emplace(key, paths->withinCopy(a->endpoint, b->endpoint)).first;
+        fallbacks->note(it->second, a->endpoint, b->endpoint);
+      }
       const PathInfo &p = it->second;
       if (p.reachable) {
         latencyNs = p.latencyNs();
@@ -292,6 +300,11 @@ llvm::Error IntranodeCalcPass::run(Module &m, PassContext &ctx) {
       b.addDependency(recv, send, DepKind::Requires);
     b.endRank();
   }
+  if (fallbacks)
+    fallbacks->report(ctx.diags, m.fabricSource, "intranode-calc",
+                      "-intranode-bandwidth=" + FallbackBandwidth +
+                          (FallbackBandwidth.getNumOccurrences() ? "" : " (the default)"),
+                      "");
   m.schedule = b.finish();
   ctx.stats.add("intranode-calc", "messages", "Messages inside a node replaced by calcs",
                 messages);

@@ -4,10 +4,18 @@
 //   time       nanoseconds        (Duration; double, so fractional values survive)
 //   size       bytes              (uint64_t everywhere)
 //   bandwidth  bits per second    (Bandwidth)
+//
+// One grammar for bandwidths and latencies written as text, wherever they are written
+// (-fabric=...,bw0=100Gbps, a blueprint parameter in a fabric file, a link's
+// `bandwidth: 12.5GB/s` in an InfraGraph document, a switch_latency annotation,
+// -intranode-bandwidth): parseBandwidth() and parseDuration() below.
 #pragma once
+
+#include <llvm/ADT/StringRef.h>
 
 #include <cmath>
 #include <cstdint>
+#include <optional>
 
 namespace infracc {
 
@@ -64,5 +72,21 @@ struct Bandwidth {
     return a.bitsPerSecond == b.bitsPerSecond;
   }
 };
+
+/// A number (`100`, `12.5`, `1e3`), optional blanks, then a unit: bits per second
+/// `bps` `Kbps` `Mbps` `Gbps` `Tbps` (also written `b/s` `Kb/s` ... `Tb/s`, `kbps`
+/// `kb/s`, or the bare prefix `K` `M` `G` `T`), bytes per second `Bps` `KBps` `MBps`
+/// `GBps` `TBps` (also `B/s` `KB/s` `kB/s` ... `TB/s`), binary `KiB/s` `MiB/s` `GiB/s`
+/// `TiB/s`, or transfers `MT/s` `GT/s` (one bit per transfer, the raw line rate). A
+/// bare number is Gb/s, as InfraGraph's gigabits_per_second. nullopt when `s` is none
+/// of these; the value may be 0 or negative (callers check the range).
+std::optional<Bandwidth> parseBandwidth(llvm::StringRef s);
+/// A number, optional blanks, then `ps` `ns` `us` (or `µs`) `ms` `s`; a bare number is ns.
+std::optional<Duration> parseDuration(llvm::StringRef s);
+
+/// What parseBandwidth() accepts, for error messages ("write a number and a unit, e.g. ...").
+extern const char *const BandwidthSpellings;
+/// What parseDuration() accepts, for error messages.
+extern const char *const DurationSpellings;
 
 } // namespace infracc

@@ -145,62 +145,23 @@ cl::opt<unsigned> TimelineWidth("timeline-width", cl::init(1000), cl::value_desc
                                          "(default 1000)"),
                                 cl::cat(opts::simCategory()));
 
-// The simulator's parameters are options of -emit=sim (backends/sim/SimTarget.cpp),
-// which does not export how it reads them. Until it does, they are read here by name
-// with the types declared there, so that a timeline always shows the run -emit=sim
-// would make with the same command line.
-template <typename T> const T *simOption(llvm::StringRef name) {
-  auto &all = cl::getRegisteredOptions();
-  auto it = all.find(name);
-  if (it == all.end())
-    return nullptr;
-  return &static_cast<cl::opt<T> *>(it->second)->getValue();
-}
-
 struct SimSettings {
   sim::LogGPParams params;
   const sim::SimModel *model = nullptr;
 };
 
-llvm::Expected<SimSettings> simSettings() {
-  const uint64_t *L = simOption<uint64_t>("L"), *g = simOption<uint64_t>("g"),
-                 *S = simOption<uint64_t>("S"), *simO = simOption<uint64_t>("sim-o");
-  const double *G = simOption<double>("G"), *O = simOption<double>("O");
-  const std::string *model = simOption<std::string>("sim-model");
-  if (!L || !g || !S || !simO || !G || !O || !model)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "internal error: the simulator's options are not registered");
+// The simulator's own options, as -emit=sim reads them: a timeline always shows the
+// run -emit=sim would make with the same command line.
+llvm::Expected<SimSettings> simSettings(const Module &m) {
   SimSettings out;
-  out.params.L = *L;
-  out.params.g = *g;
-  out.params.S = *S;
-  bool simOGiven = cl::getRegisteredOptions().lookup("sim-o")->getNumOccurrences() > 0;
-  std::optional<double> numericO = opts::numericOverhead();
-  if (simOGiven && numericO)
-    return usageError(fmt::format("the overhead is given twice (-o {} and -sim-o={}); give one",
-                                  *numericO, *simO));
-  if (simOGiven) {
-    out.params.o = *simO;
-  } else if (numericO) {
-    double v = *numericO;
-    if (!(v >= 0) || std::trunc(v) != v || v >= 18446744073709551616.0)
-      return usageError(
-          fmt::format("-o {}: the overhead o must be a whole number of nanoseconds", v));
-    out.params.o = static_cast<uint64_t>(v);
-  }
-  for (auto [name, v] : {std::pair{"G", *G}, std::pair{"O", *O}})
-    if (!std::isfinite(v) || v < 0)
-      return usageError(fmt::format("-{}={}: must be a non-negative number of ns per byte", name,
-                                    v));
-  out.params.G = sim::PerByte(*G);
-  out.params.O = sim::PerByte(*O);
-  out.model = sim::SimModelRegistry::find(*model);
-  if (!out.model) {
-    std::string names;
-    for (const sim::SimModel *k : sim::SimModelRegistry::all())
-      names += (names.empty() ? "" : ", ") + k->name;
-    return usageError("unknown model '" + *model + "' for -sim-model; valid models are: " + names);
-  }
+  auto params = sim::simParams();
+  if (!params)
+    return params.takeError();
+  out.params = *params;
+  auto model = sim::chooseSimModel(m);
+  if (!model)
+    return model.takeError();
+  out.model = *model;
   return out;
 }
 
@@ -210,7 +171,7 @@ llvm::Error runTimeline(TargetContext &ctx) {
   std::string where = m.workloadSource.empty() ? "workload" : m.workloadSource;
   if (std::string format = opts::outputFormat(); !format.empty() && format != "svg")
     return usageError("-emit=timeline writes SVG, not '" + format + "'");
-  auto settings = simSettings();
+  auto settings = simSettings(m);
   if (!settings)
     return settings.takeError();
   if (llvm::Error e = sim::checkSimulatable(sched)) {
@@ -274,7 +235,7 @@ RegisterTarget TimelineTarget({
     .needs = TargetNeeds::Workload,
     .writesDirectory = false,
     .pointToPoint = true,
-    .defaultPipeline = nullptr,
+    .defaultPipeline = sim::simPipeline,
     .run = runTimeline,
 });
 

@@ -6,6 +6,7 @@
 #include "support/Options.h"
 
 #include <llvm/ADT/StringExtras.h>
+#include <llvm/Support/CommandLine.h>
 #include <llvm/Support/SHA256.h>
 
 #include <fmt/format.h>
@@ -36,7 +37,7 @@ std::string number(double v) { return fmt::format("{}", v); }
 
 } // namespace
 
-void writeDigestText(const FabricGraph &g, llvm::raw_ostream &os) {
+void writeDigestText(const FabricGraph &g, llvm::raw_ostream &os, DigestKind kind) {
   uint32_t n = g.numNodes();
   // All names in one buffer (millions of small strings would each allocate).
   std::string buffer;
@@ -60,6 +61,8 @@ void writeDigestText(const FabricGraph &g, llvm::raw_ostream &os) {
   for (uint32_t r = 0; r < n; ++r)
     rank[order[r]] = r;
 
+  if (kind == DigestKind::Simulation)
+    os << "infracc-simulation-digest 1\n";
   os << "infracc-fabric-digest 1\n";
   for (NodeId v : order) {
     FabricGraph::NodePath p = g.decode(v);
@@ -87,11 +90,26 @@ void writeDigestText(const FabricGraph &g, llvm::raw_ostream &os) {
   for (const Key &k : keys)
     os << "edge\t" << nameOf(order[k.a]) << '\t' << nameOf(order[k.b]) << '\t'
        << linkText[g.edge(k.e).link] << '\n';
+  if (kind != DigestKind::Simulation)
+    return;
+  for (NodeId v = 0; v < n; ++v)
+    os << "order\t" << nameOf(v) << '\t' << g.deviceName(v) << '\n';
+  for (NodeId v = 0; v < n; ++v)
+    if (const auto *attrs = g.nodeAttributes(v))
+      for (const Attribute &a : *attrs)
+        os << "attr\tnode\t" << nameOf(v) << '\t' << a.key << '\t' << a.value << '\n';
+  for (const Key &k : keys)
+    if (const auto *attrs = g.edgeAttributes(k.e))
+      for (const Attribute &a : *attrs)
+        os << "attr\tedge\t" << nameOf(order[k.a]) << '\t' << nameOf(order[k.b]) << '\t'
+           << a.key << '\t' << a.value << '\n';
+  for (const Attribute &a : g.graphAttributes())
+    os << "attr\tgraph\t" << a.key << '\t' << a.value << '\n';
 }
 
-std::string fabricDigest(const FabricGraph &g) {
+std::string fabricDigest(const FabricGraph &g, DigestKind kind) {
   HashStream hs;
-  writeDigestText(g, hs);
+  writeDigestText(g, hs, kind);
   hs.flush();
   std::array<uint8_t, 32> h = hs.sha.final();
   return llvm::toHex(h, /*LowerCase=*/true);
@@ -99,10 +117,23 @@ std::string fabricDigest(const FabricGraph &g) {
 
 namespace {
 
+namespace cl = llvm::cl;
+
+cl::opt<DigestKind> DigestOption(
+    "digest", cl::init(DigestKind::Structure), cl::value_desc("kind"),
+    cl::desc("-emit=digest: which digest (default structure)"),
+    cl::values(clEnumValN(DigestKind::Structure, "structure",
+                          "the expanded graph: nodes, kinds, edges, links, bandwidths, latencies "
+                          "(the same however the document spells it)"),
+               clEnumValN(DigestKind::Simulation, "simulation",
+                          "also node order (rank placement) and annotations "
+                          "(switch_latency ...): equal digests simulate alike")),
+    cl::cat(opts::backendCategory()));
+
 RegisterTarget DigestTarget({
     .name = "digest",
     .description = "SHA-256 of the expanded fabric (nodes, kinds, edges, links, bandwidth, "
-                   "latency)",
+                   "latency; -digest=simulation adds node order and annotations)",
     .needs = TargetNeeds::Fabric,
     .defaultPipeline = {},
     .run = [](TargetContext &ctx) -> llvm::Error {
@@ -115,9 +146,9 @@ RegisterTarget DigestTarget({
       if (!os)
         return os.takeError();
       if (format == "canonical")
-        writeDigestText(*ctx.module.fabric, *os);
+        writeDigestText(*ctx.module.fabric, *os, DigestOption);
       else
-        *os << fabricDigest(*ctx.module.fabric) << "\n";
+        *os << fabricDigest(*ctx.module.fabric, DigestOption) << "\n";
       return llvm::Error::success();
     },
 });

@@ -15,6 +15,19 @@
 // it (order of definitions, slices, units, composition written with `device`); it
 // changes with any node name or kind, any edge, link name, bandwidth or latency. It
 // does not cover descriptions, the fabric's name, or annotations.
+//
+// The simulation digest (-digest=simulation) covers everything else a result depends
+// on: the first line is `infracc-simulation-digest 1`, then the lines above, then
+//
+//   order <name> <device>                    one per node in node-id order, which is the
+//                                            rank order of placement and every tie-break
+//   attr node <name> <key> <value>           annotations, in node-id order
+//   attr edge <a> <b> <key> <value>          in the edge order above
+//   attr graph <key> <value>
+//
+// (each node's and edge's attributes in the order they were set). Two fabrics with the
+// same simulation digest give the same -emit=sim, -emit=htsim and -emit=fqg output (fqg
+// also prints the document's name and description, which no computation reads).
 #pragma once
 
 #include "ir/FabricGraph.h"
@@ -25,9 +38,12 @@
 
 namespace infracc {
 
+enum class DigestKind { Structure, Simulation };
+
 /// Writes the canonical text described above.
-void writeDigestText(const FabricGraph &g, llvm::raw_ostream &os);
+void writeDigestText(const FabricGraph &g, llvm::raw_ostream &os,
+                     DigestKind kind = DigestKind::Structure);
 /// SHA-256 of that text, as 64 lower-case hex digits.
-std::string fabricDigest(const FabricGraph &g);
+std::string fabricDigest(const FabricGraph &g, DigestKind kind = DigestKind::Structure);
 
 } // namespace infracc

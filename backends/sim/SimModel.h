@@ -35,6 +35,19 @@ struct SimModel {
   std::vector<std::string> pipeline;
 };
 
+/// Whether -L and -G were given on the command line: a fabric-priced model uses them
+/// only where the fabric has no numbers, and refuses them when no path needs them.
+bool latencyOptionGiven();
+bool gapPerByteOptionGiven();
+
+/// What the simulator options of the command line ask for, for every target that
+/// simulates (-emit=sim, -emit=timeline): the checked LogGOPS parameters (-L -o/-sim-o
+/// -g -G -O -S), the model (-sim-model, else topo with a fabric, else lgs; an unknown
+/// name is a usage error listing the models) and the passes it needs first.
+llvm::Expected<LogGPParams> simParams();
+llvm::Expected<const SimModel *> chooseSimModel(const Module &m);
+std::vector<std::string> simPipeline(const Module &m);
+
 class SimModelRegistry {
 public:
   static void add(SimModel m);

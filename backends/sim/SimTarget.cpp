@@ -47,7 +47,7 @@ std::vector<const SimModel *> SimModelRegistry::all() {
 
 static RegisterSimModel LgsModel({
     .name = "lgs",
-    .description = "LogGOPSim v1, bit for bit (default)",
+    .description = "LogGOPSim v1, bit for bit (default without a fabric)",
     .engine = Engine::Lgs,
     .costs = nullptr,
     .pipeline = {},
@@ -86,10 +86,11 @@ cl::opt<uint64_t> OptS("S", cl::init(65535), cl::value_desc("bytes"),
                        cl::desc("Eager limit in bytes: messages of at most S bytes are eager, "
                                 "larger ones rendezvous (default 65535)"),
                        cl::Prefix, cl::cat(opts::simCategory()));
-cl::opt<std::string> OptModel("sim-model", cl::init("lgs"), cl::value_desc("name"),
-                              cl::desc("Simulation model: lgs (LogGOPSim v1, default), atlahs "
-                                       "(ATLAHS's variant), or one another component "
-                                       "registered (an unknown name lists them)"),
+cl::opt<std::string> OptModel("sim-model", cl::value_desc("name"),
+                              cl::desc("Simulation model: lgs (LogGOPSim v1, the default without "
+                                       "a fabric), topo (L and G per message from the fabric, "
+                                       "the default with one), atlahs (ATLAHS's variant), or "
+                                       "another one registered (an unknown name lists them)"),
                               cl::cat(opts::simCategory()));
 cl::opt<std::string> OptReport("sim-report", cl::value_desc("text|json"),
                                cl::desc("Report format: text (LogGOPSim's output, default) or "
@@ -106,7 +107,16 @@ cl::opt<unsigned> OptMaxStuck("sim-max-stuck", cl::init(50), cl::value_desc("n")
                                        "finish (0: all; default 50)"),
                               cl::cat(opts::simCategory()));
 
-llvm::Expected<LogGPParams> readParams() {
+// -sim-model as given, else topo with a fabric (it prices messages by it), else lgs.
+std::string modelName(const Module &m) {
+  if (OptModel.getNumOccurrences())
+    return OptModel;
+  return m.hasFabric() ? "topo" : "lgs";
+}
+
+} // namespace
+
+llvm::Expected<LogGPParams> simParams() {
   LogGPParams p;
   p.L = OptL;
   p.g = OptG;
@@ -135,22 +145,40 @@ llvm::Expected<LogGPParams> readParams() {
   return p;
 }
 
+llvm::Expected<const SimModel *> chooseSimModel(const Module &m) {
+  std::string name = modelName(m);
+  if (const SimModel *model = SimModelRegistry::find(name))
+    return model;
+  std::string names;
+  for (const SimModel *k : SimModelRegistry::all())
+    names += (names.empty() ? "" : ", ") + k->name;
+  return usageError("unknown model '" + name + "' for -sim-model; valid models are: " + names);
+}
+
+std::vector<std::string> simPipeline(const Module &m) {
+  const SimModel *model = SimModelRegistry::find(modelName(m));
+  if (!model || !m.hasFabric() || (!m.schedule && m.jobs.empty()))
+    return {};
+  return model->pipeline;
+}
+
+bool latencyOptionGiven() { return OptL.getNumOccurrences() != 0; }
+bool gapPerByteOptionGiven() { return OptBigG.getNumOccurrences() != 0; }
+
+namespace {
+
 llvm::Error runSim(TargetContext &ctx) {
   Module &m = ctx.module;
   const Schedule &sched = *m.schedule;
   const std::string where = m.workloadSource.empty() ? "workload" : m.workloadSource;
 
-  auto params = readParams();
+  auto params = simParams();
   if (!params)
     return params.takeError();
-  const SimModel *model = SimModelRegistry::find(OptModel);
-  if (!model) {
-    std::string names;
-    for (const SimModel *k : SimModelRegistry::all())
-      names += (names.empty() ? "" : ", ") + k->name;
-    return usageError("unknown model '" + OptModel +
-                      "' for -sim-model; valid models are: " + names);
-  }
+  auto chosen = chooseSimModel(m);
+  if (!chosen)
+    return chosen.takeError();
+  const SimModel *model = *chosen;
   bool json = false;
   std::string format =
       OptReport.getNumOccurrences() ? std::string(OptReport) : opts::outputFormat();
@@ -190,6 +218,16 @@ llvm::Error runSim(TargetContext &ctx) {
   } else if (OptBatch && !opts::lgsCompat()) {
     printMaximum(*os, r);
   } else {
+    // With a fabric, say which model ran and what it did with the fabric (without one
+    // the output stays LogGOPSim's, byte for byte).
+    if (m.hasFabric()) {
+      if (model->costs)
+        *os << "Model: " << model->name << ", per-message L and G from the fabric '"
+            << m.fabricSource << "'; the L and G below apply only where it has none\n";
+      else
+        *os << "Model: " << model->name << "; the fabric '" << m.fabricSource
+            << "' is not used (-sim-model=topo prices messages by it)\n";
+    }
     TextOptions to;
     to.batch = OptBatch || opts::lgsBatch();
     if (model->engine == Engine::Atlahs)
@@ -207,13 +245,7 @@ RegisterTarget SimTarget({
     .needs = TargetNeeds::Workload,
     .writesDirectory = false,
     .pointToPoint = true,
-    .defaultPipeline =
-        [](const Module &m) {
-          const SimModel *model = SimModelRegistry::find(OptModel);
-          if (!model || !m.hasFabric())
-            return std::vector<std::string>();
-          return model->pipeline;
-        },
+    .defaultPipeline = simPipeline,
     .run = runSim,
 });
 

@@ -11,7 +11,10 @@
 //
 // Where the fabric has no numbers: a path with no latency on any link and no switch
 // latency uses the global L; one without any bandwidth uses the global G. A message
-// that stays on its endpoint (no link) costs L = 0 and G = 0.
+// that stays on its endpoint (no link) costs L = 0 and G = 0. Each link without a
+// bandwidth that a message's path passes, and the use of L or G, is warned about once
+// (passes/FabricCosts.h); an -L or -G given on the command line that no path needs is
+// refused, since it would be silently ignored.
 #include "backends/sim/SimModel.h"
 
 #include "ir/MessageMatching.h"
@@ -129,6 +132,7 @@ llvm::Expected<std::unique_ptr<LinkCostModel>> makeTopoCosts(const Module &m,
   }
   paths.precompute(sources, targets);
   costs->costs_.resize(pairs.size());
+  FabricFallbacks fallbacks(*m.fabric);
   for (size_t i = 0; i < pairs.size(); ++i) {
     PathInfo p = paths.between(pairs[i].first, pairs[i].second);
     if (!p.reachable)
@@ -137,7 +141,25 @@ llvm::Expected<std::unique_ptr<LinkCostModel>> makeTopoCosts(const Module &m,
                                     m.fabricSource, m.fabric->name(pairs[i].first),
                                     m.fabric->name(pairs[i].second)));
     costs->costs_[i] = toCost(p, params);
+    fallbacks.note(p, pairs[i].first, pairs[i].second);
   }
+  if (latencyOptionGiven() && !fallbacks.usedDefaultLatency())
+    return usageError(fmt::format("-L={} is not used by -sim-model=topo: L applies only to "
+                                  "paths without any latency in the fabric, and no message's "
+                                  "path lacks one; drop -L, or use -sim-model=lgs for "
+                                  "LogGOPSim's single L",
+                                  params.L));
+  if (gapPerByteOptionGiven() && !fallbacks.usedDefaultBandwidth())
+    return usageError(fmt::format("-G={} is not used by -sim-model=topo: G applies only to "
+                                  "paths without any bandwidth in the fabric, and no message's "
+                                  "path lacks one; drop -G, or use -sim-model=lgs for "
+                                  "LogGOPSim's single G",
+                                  params.G.value()));
+  fallbacks.report(m.diags, m.fabricSource, "-sim-model=topo",
+                   fmt::format("G={} ns/byte ({})", params.G.value(),
+                               gapPerByteOptionGiven() ? "-G" : "the -G default"),
+                   fmt::format("L={} ns ({})", params.L,
+                               latencyOptionGiven() ? "-L" : "the -L default"));
   for (auto [key, idx] : rankPairs)
     costs->byRanks_[key] = costs->costs_[idx];
   return std::unique_ptr<LinkCostModel>(std::move(costs));

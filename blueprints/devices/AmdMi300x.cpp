@@ -1,18 +1,25 @@
 // An AMD Instinct MI300X host as in InfraGraph's reference (amd/mi300x.py, after
 // figure 2 of Broadcom's BCM957608 application note): 2 cpus, 8 xpus on an Infinity
-// Fabric full mesh, 4 PCIe switches each serving 2 xpus, 2 NICs and 2 NVMe drives.
+// Fabric full mesh, 4 PCIe switches each serving 2 xpus, 2 NICs and 2 NVMe drives. The
+// internal links carry the vendor figures of blueprints/devices/LinkFigures.h: PCIe Gen5
+// x16 through Broadcom Atlas 2 (PEX89000) switches, one Infinity Fabric link per GPU pair,
+// and for the CPUs (the reference calls their link QPI; a Gen5 host) 4th generation Xeon
+// UPI.
 #include "blueprints/Build.h"
 #include "blueprints/Params.h"
+#include "blueprints/devices/LinkFigures.h"
 
 namespace infracc::blueprints {
 namespace {
 
-const std::vector<ParamInfo> Mi300xParams = {};
+const std::vector<ParamInfo> Mi300xParams = {SpecsParam};
 
 std::optional<DeviceBuild> buildMi300x(const BlueprintSpec &spec, DiagEngine &diags) {
   ParamReader r(spec, Mi300xParams, "device blueprint 'mi300x'", diags);
+  bool vendor = vendorFigures(r);
   if (!r.ok())
     return std::nullopt;
+  auto bw = [&](Bandwidth b) { return vendor ? std::optional<Bandwidth>(b) : std::nullopt; };
   DeviceBuilder d("mi300x", "NIC, GPU, and PCIe Switch Configuration Inside a AI/ML Host");
   d.component("cpu", ComponentKind::Cpu, 2, "Host CPU");
   d.component("xpu", ComponentKind::Xpu, 8, "AMD INSTINCT MI300X OAM");
@@ -22,9 +29,11 @@ std::optional<DeviceBuild> buildMi300x(const BlueprintSpec &spec, DiagEngine &di
   d.custom("storage", "nvme", 8, "NVMe SSD");
   d.custom("lom", "lom_nic", 1, "LOM 1GbE management NIC");
   d.custom("bmc", "bmc_nic", 1, "Baseboard Management Controller");
-  d.link("qpi", "QPI CPU fabric");
-  d.link("infinity_fabric", "AMD Infinity Fabric (xGMI point-to-point mesh)");
-  d.link("pcie", "Host PCIe interconnect");
+  d.link("qpi", "QPI CPU fabric", bw(figures::UpiSapphireRapids));
+  d.link("infinity_fabric", "AMD Infinity Fabric (xGMI point-to-point mesh)",
+         bw(figures::InfinityFabricMi300x));
+  d.link("pcie", "Host PCIe interconnect", bw(figures::PcieGen5x16),
+         vendor ? std::optional<Duration>(figures::PcieGen5Hop) : std::nullopt);
   d.edge(Scheme::Many2Many, {all("cpu")}, {all("cpu")}, "qpi");
   for (uint64_t c = 0; c < 2; ++c) {
     d.edge(Scheme::One2One, {at("pciesw", 2 * c)}, {at("cpu", c)}, "pcie");

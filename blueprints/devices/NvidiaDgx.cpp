@@ -5,8 +5,11 @@
 //     silently drops those edges); here they go to the NVSwitches, "nvsw".
 //   * dgx2 declares 14 PCIe switches but wires only 12; the other two (12, 13) are
 //     attached to the CPUs here instead of being left without edges.
+// The internal links carry the vendor figures of blueprints/devices/LinkFigures.h
+// (specs=none leaves them bare, as the reference does).
 #include "blueprints/Build.h"
 #include "blueprints/Params.h"
+#include "blueprints/devices/LinkFigures.h"
 
 #include <fmt/format.h>
 
@@ -26,23 +29,44 @@ struct Profile {
   const char *slotDesc;
   uint64_t slots;
   const char *defaultNic;
+  // Per direction: one edge between two CPUs, an xpu and an NVSwitch (or two xpus), and
+  // a PCIe x16 link with half its switch's latency; a CPU and an xpu (NVLink-C2C).
+  Bandwidth cpuBw, xpuBw, pcieBw;
+  Duration pcieHop;
+  std::optional<Bandwidth> c2cBw;
 };
 
+namespace f = figures;
+
+// NVLink per edge: DGX-1 (P100) joins its GPUs in a hybrid cube-mesh, one NVLink 1 link
+// per GPU pair (NVIDIA DGX-1 system architecture whitepaper); DGX-2 gives each V100 one
+// NVLink 2 link to each of its baseboard's 6 NVSwitches (NVIDIA DGX-2 whitepaper), used
+// here for the switch-to-switch edges too; DGX A100 two NVLink 3 links from each A100 to
+// each of its 6 NVSwitches (DGX A100 system architecture whitepaper); DGX H100 18 NVLink
+// 4 links per GPU over 4 NVSwitches (5, 4, 4 and 5; 4.5 per edge on average, DGX H100
+// user guide); GB200 one NVLink 5 link from each GPU to each of the 18 NVLink switch chips
+// of an NVL72 rack (NVIDIA GB200 NVL72 documentation).
 const Profile Profiles[] = {
     {"dgx1", "Intel Xeon E5-2698 v4 (Broadwell-EP)", "qpi", 2, "NVIDIA Tesla P100 SXM2",
      "nvlink_1", 8, 0, "PLX PEX8796 PCIe Switch", "pcie_gen3", 4,
-     "Internal PCIe x16 endpoints (GPU-attached)", 4, "cx5"},
+     "Internal PCIe x16 endpoints (GPU-attached)", 4, "cx5", f::QpiBroadwell, f::NvLink1,
+     f::PcieGen3x16, f::PcieGen3Hop, std::nullopt},
     {"dgx2", "Intel Xeon Platinum 8168 (Skylake-SP)", "upi", 2, "NVIDIA Tesla V100 SXM2",
      "nvlink_2", 16, 12, "Broadcom / PLX PEX8796 PCIe Switch", "pcie_gen3", 14,
-     "Internal PCIe x16 endpoints (GPU + NVSwitch)", 8, "cx5"},
+     "Internal PCIe x16 endpoints (GPU + NVSwitch)", 8, "cx5", f::UpiSkylake, f::NvLink2,
+     f::PcieGen3x16, f::PcieGen3Hop, std::nullopt},
     {"dgx_a100", "AMD EPYC 7742 (Rome)", "infinity_fabric", 2, "NVIDIA A100 SXM4", "nvlink_3", 8,
      6, "Broadcom / PLX PCIe Gen4 Switch", "pcie_gen4", 5, "PCIe Gen4 x16 slots (NIC / storage)", 8,
-     "cx6"},
+     "cx6", f::XgmiRome, Bandwidth::bitsPerSec(2 * f::NvLink3.bitsPerSecond), f::PcieGen4x16,
+     f::PcieGen4Hop, std::nullopt},
     {"dgx_h100", "AMD EPYC 9654 (Genoa)", "infinity_fabric", 2, "NVIDIA H100 / H200 SXM5",
      "nvlink_4", 8, 4, "Broadcom PCIe Gen5 Switch", "pcie_gen5", 3,
-     "PCIe Gen5 x16 slots (ConnectX / BlueField)", 8, "cx7"},
+     "PCIe Gen5 x16 slots (ConnectX / BlueField)", 8, "cx7", f::XgmiGenoa,
+     Bandwidth::bitsPerSec(4.5 * f::NvLink4.bitsPerSecond), f::PcieGen5x16, f::PcieGen5Hop,
+     std::nullopt},
     {"dgx_gb200", "NVIDIA Grace CPU Superchip", "nvlink_c2c", 2, "NVIDIA Grace Blackwell Superchip",
-     "nvlink_c2c", 4, 18, "", "pcie_gen5", 0, "External PCIe Gen5 lanes from Grace", 4, "cx7"},
+     "nvlink_c2c", 4, 18, "", "pcie_gen5", 0, "External PCIe Gen5 lanes from Grace", 4, "cx7",
+     f::NvLinkC2C, f::NvLink5, f::PcieGen5x16, f::PcieGen5Hop, f::NvLinkC2C},
 };
 
 const std::vector<ParamInfo> DgxParams = {
@@ -52,6 +76,7 @@ const std::vector<ParamInfo> DgxParams = {
     {"nic_device", "none",
      "a NIC device composed into every PCIe slot instead, e.g. cx5(variant=100g_dual); its "
      "pcie_endpoint plugs into the slot and its ports face the fabric"},
+    SpecsParam,
 };
 
 void wirePcie(DeviceBuilder &d, const Profile &p) {
@@ -157,8 +182,11 @@ std::optional<DeviceBuild> buildDgx(const Profile &p, const BlueprintSpec &spec,
       r.error("nic_device", "nic_device '" + nicDev->device.name + "' has no 'pcie_endpoint' "
                             "component to plug into a PCIe slot");
   }
+  bool vendor = vendorFigures(r);
   if (!r.ok())
     return std::nullopt;
+  auto bw = [&](std::optional<Bandwidth> b) { return vendor ? b : std::nullopt; };
+  auto lat = [&](Duration l) { return vendor ? std::optional<Duration>(l) : std::nullopt; };
 
   DeviceBuilder d(p.name, "NVIDIA DGX System");
   d.component("cpu", ComponentKind::Cpu, p.cpus, p.cpuDesc);
@@ -169,11 +197,12 @@ std::optional<DeviceBuild> buildDgx(const Profile &p, const BlueprintSpec &spec,
     d.component("pciesw", ComponentKind::Switch, p.pcieSwitches, p.pcieswDesc);
   if (p.slots)
     d.custom("pciesl", "pcie_slot", p.slots, p.slotDesc);
-  d.link("cpu_fabric", p.cpuFabric);
-  d.link("xpu_fabric", p.xpuFabric);
-  d.link("pcie", fmt::format("PCI Express {} x16", llvm::StringRef(p.pcieFabric).upper()));
-  if (std::string(p.name) == "dgx_gb200")
-    d.link("c2c_link", "");
+  d.link("cpu_fabric", p.cpuFabric, bw(p.cpuBw));
+  d.link("xpu_fabric", p.xpuFabric, bw(p.xpuBw));
+  d.link("pcie", fmt::format("PCI Express {} x16", llvm::StringRef(p.pcieFabric).upper()),
+         bw(p.pcieBw), lat(p.pcieHop));
+  if (p.c2cBw)
+    d.link("c2c_link", "", bw(p.c2cBw));
   d.edge(Scheme::Many2Many, {all("cpu")}, {all("cpu")}, "cpu_fabric");
   wirePcie(d, p);
   wireXpus(d, p);

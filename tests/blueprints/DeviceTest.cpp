@@ -215,3 +215,56 @@ TEST(DeviceBlueprint, GpuNocAsHostAttachesThroughItsIoPorts) {
   EXPECT_TRUE(e.count(edgeText("gpu_noc.0.io.0", "switch.0.port.0", "switch-link")));
   EXPECT_TRUE(e.count(edgeText("gpu_noc.1.io.7", "switch.0.port.15", "switch-link")));
 }
+
+// "link Gb/s ns" per internal link of a device, as its blueprint builds it.
+std::string linkFigures(const std::string &spec) {
+  Built b = buildDevice(spec);
+  EXPECT_TRUE(b.graph) << spec << b.log;
+  if (!b.graph)
+    return "";
+  std::string out;
+  for (const auto &l : b.graph->links())
+    out += fmt::format("{} {} {}\n", l.name,
+                       l.bandwidth ? fmt::format("{:g}", l.bandwidth->inGigabitsPerSec()) : "-",
+                       l.latency ? fmt::format("{:g}", l.latency->ns) : "-");
+  return out;
+}
+
+// The vendor figures of blueprints/devices/LinkFigures.h, per direction, in Gb/s: PCIe
+// Gen3/4/5 x16 16/32/64 GB/s = 128/256/512 Gb/s with half a Broadcom switch's
+// port-to-port latency (150/105/115 ns) per link; NVLink 1-4 links 20/25/25/25 GB/s,
+// NVLink 5 50 GB/s, times the links an edge stands for; NVLink-C2C 450 GB/s; QPI/UPI
+// links x GT/s x 2 B; xGMI 4 x16 links at 18 or 32 Gb/s per lane; MI300X Infinity
+// Fabric 64 GB/s per GPU pair.
+TEST(DeviceBlueprint, InternalLinksCarryTheVendorFigures) {
+  EXPECT_EQ(linkFigures("dgx1"), "cpu_fabric 307.2 -\nxpu_fabric 160 -\npcie 128 75\n");
+  EXPECT_EQ(linkFigures("dgx2"), "cpu_fabric 499.2 -\nxpu_fabric 200 -\npcie 128 75\n");
+  EXPECT_EQ(linkFigures("dgx_a100"), "cpu_fabric 1152 -\nxpu_fabric 400 -\npcie 256 52.5\n");
+  EXPECT_EQ(linkFigures("dgx_h100"), "cpu_fabric 2048 -\nxpu_fabric 900 -\npcie 512 57.5\n");
+  EXPECT_EQ(linkFigures("dgx_gb200"),
+            "cpu_fabric 3600 -\nxpu_fabric 400 -\npcie 512 57.5\nc2c_link 3600 -\n");
+  EXPECT_EQ(linkFigures("mi300x"), "qpi 1024 -\ninfinity_fabric 512 -\npcie 512 57.5\n");
+  EXPECT_EQ(linkFigures("server"), "fabric 1152 -\nnvlink 2400 -\npcie 256 52.5\n");
+  EXPECT_EQ(linkFigures("cx5"), "pcie_internal 128 -\nserdes 100 -\nelectrical 100 -\n");
+  EXPECT_EQ(linkFigures("cx5(variant=25g_dual)"),
+            "pcie_internal 128 -\nserdes 25 -\nelectrical 25 -\n");
+  EXPECT_EQ(linkFigures("simple_host(xpus=2,nics=1)"), "pcie 256 -\n");
+  // The generic switch's ASIC-port link is its switching fabric (priced by the switch
+  // latency on a path), so it has none.
+  EXPECT_EQ(linkFigures("switch"), "ic - -\n");
+}
+
+TEST(DeviceBlueprint, SpecsNoneLeavesTheLinksBareAsTheReference) {
+  for (const char *d : {"dgx1", "dgx2", "dgx_a100", "dgx_h100", "dgx_gb200", "mi300x", "server",
+                        "cx5"}) {
+    std::string figures = linkFigures(std::string(d) + "(specs=none)");
+    EXPECT_FALSE(figures.empty()) << d;
+    llvm::SmallVector<llvm::StringRef, 4> lines;
+    llvm::StringRef(figures).split(lines, '\n', -1, false);
+    for (llvm::StringRef line : lines) {
+      EXPECT_TRUE(line.ends_with(" - -")) << d << ": " << line.str();
+    }
+  }
+  Built b = buildDevice("dgx_h100(specs=fast)");
+  EXPECT_EQ(b.log, "device: error: specs 'fast' is not valid; choose vendor or none\n");
+}

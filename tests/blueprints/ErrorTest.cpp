@@ -4,6 +4,7 @@
 // without locations, or definitions clashing), reported against the spec's origin.
 #include "blueprints/Blueprint.h"
 #include "support/Diagnostics.h"
+#include "support/Units.h"
 #include "tests/support/TestUtil.h"
 
 #include <gtest/gtest.h>
@@ -45,7 +46,7 @@ const ErrorCase Cases[] = {
                             "oversub1, bundle1, bundle2, bw0, bw1, bw2, lat0, lat1, lat2)"},
     {"clos:host=server(npu_factr=2)", "npu_factr", "unknown parameter 'npu_factr' for device "
                                                    "blueprint 'server'; did you mean "
-                                                   "'npu_factor'? (its parameters: npu_factor)"},
+                                                   "'npu_factor'? (its parameters: npu_factor, specs)"},
     {"clos:radix=8,radix=16", "radix=16", "parameter 'radix' is given twice"},
     {"clos:host=dgx_h10", "dgx_h10", "unknown device 'dgx_h10' for host; did you mean "
                                      "'dgx_h100'? (device blueprints: cx5, dgx1, dgx2, dgx_a100, "
@@ -219,12 +220,12 @@ TEST(BlueprintErrors, SeveralAtOnce) {
   auto r = test::runInfracc({"-fabric=clos:bw0=10x,lat1=3 sec", "-emit=stats"});
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err,
-            "<command line>:1:18: error: bw0 '10x' is not a bandwidth; write a number with a unit, "
-            "e.g. 100G, 100Gbps, 400GB/s or 1TiB/s (a bare number is Gb/s), or none\n"
+            "<command line>:1:18: error: bw0 '10x' is not a bandwidth or none; " +
+                std::string(BandwidthSpellings) + "\n"
             "-fabric=clos:bw0=10x,lat1=3 sec\n"
             "                 ^\n"
-            "<command line>:1:27: error: lat1 '3 sec' is not a latency; write a number with a "
-            "unit, e.g. 500ns, 1us or 2ms (a bare number is ns), or none\n"
+            "<command line>:1:27: error: lat1 '3 sec' is not a latency or none; " +
+                DurationSpellings + "\n"
             "-fabric=clos:bw0=10x,lat1=3 sec\n"
             "                          ^\n");
   r = test::runInfracc({"-fabric=clos:oversub1=2,bundle2=2", "-emit=stats"});

@@ -150,3 +150,34 @@ TEST(Driver, DefaultTargetForAFabricIsStats) {
   EXPECT_EQ(a.status, 0);
   EXPECT_EQ(a.out, b.out);
 }
+
+TEST(Driver, WerrorTurnsTheOne2OneWarningIntoAnError) {
+  std::string dir = makeTempDir("werror");
+  writeFile(dir + "/f.yaml", "name: f\n"
+                             "devices:\n"
+                             "- name: h\n"
+                             "  components: [{name: nic, count: 2, choice: nic}]\n"
+                             "- name: s\n"
+                             "  components: [{name: port, count: 4, choice: port}]\n"
+                             "  links: [{name: ic}]\n"
+                             "  edges: [{ep1: {component: \"port[0]\"}, ep2: {component: "
+                             "\"port[1:4]\"}, scheme: many2many, link: ic}]\n"
+                             "links: [{name: eth}]\n"
+                             "instances: [{name: host, device: h, count: 1}, {name: sw, device: s, "
+                             "count: 1}]\n"
+                             "edges:\n"
+                             "- {ep1: {instance: host, component: nic}, ep2: {instance: sw, "
+                             "component: port}, scheme: one2one, link: eth}\n");
+  RunResult ok = runInfracc({dir + "/f.yaml", "-emit=digest"});
+  EXPECT_EQ(ok.status, 0) << ok.err;
+  EXPECT_EQ(ok.err, dir + "/f.yaml:12:3: warning: one2one edge joins 2 nodes to 4: made 2 pairs "
+                          "up to the shorter side, as InfraGraph's reference does; 2 nodes of the "
+                          "longer side got no partner: sw.0.port.2, sw.0.port.3\n"
+                          "- {ep1: {instance: host, component: nic}, ep2: {instance: sw, "
+                          "component: port}, scheme: one2one, link: eth}\n  ^\n");
+  RunResult strict = runInfracc({dir + "/f.yaml", "-emit=digest", "-Werror"});
+  EXPECT_EQ(strict.status, 1);
+  EXPECT_EQ(strict.out, "");
+  EXPECT_TRUE(llvm::StringRef(strict.err).starts_with(dir + "/f.yaml:12:3: error: one2one edge"))
+      << strict.err;
+}

@@ -280,3 +280,76 @@ TEST(PrefixRange, EveryLevelIsContiguous) {
   EXPECT_EQ(range("h.0.cpu.0.x"), "none");
   EXPECT_EQ(range("hh"), "none");
 }
+
+// The reference's documentation example ClosFabric (blueprints/fabrics/closfabric.py):
+// each host's 2 NICs one2one to all 16 ports of its leaf. The reference zips the two
+// sides, so NIC j meets port j and ports 2-15 stay free; infracc does the same and
+// says so once per such edge.
+TEST(Schemes, One2OneUnequalSidesAsTheReferenceClosFabric) {
+  std::string doc = R"(name: closfabric
+devices:
+- name: server
+  components:
+  - {name: xpu, count: 2, choice: xpu}
+  - {name: nic, count: 2, choice: nic}
+  links: [{name: pcie}]
+  edges:
+  - {ep1: {component: xpu}, ep2: {component: nic}, scheme: one2one, link: pcie}
+- name: switch
+  components:
+  - {name: asic, count: 1, choice: cpu}
+  - {name: port, count: 16, choice: port}
+  links: [{name: ic}]
+  edges:
+  - {ep1: {component: asic}, ep2: {component: port}, scheme: many2many, link: ic}
+links: [{name: leaf-link}, {name: spine-link}]
+instances:
+- {name: host, device: server, count: 4}
+- {name: leafsw, device: switch, count: 4}
+- {name: spinesw, device: switch, count: 3}
+edges:
+)";
+  for (int h = 0; h < 4; ++h)
+    doc += "- {ep1: {instance: \"host[" + std::to_string(h) + "]\", component: nic}, ep2: "
+           "{instance: \"leafsw[" + std::to_string(h) + "]\", component: port}, scheme: one2one, "
+           "link: leaf-link}\n";
+  for (int l = 0; l < 4; ++l)
+    for (int s = 0; s < 3; ++s)
+      doc += "- {ep1: {instance: \"leafsw[" + std::to_string(l) + "]\", component: \"port[" +
+             std::to_string(2 + s) + "]\"}, ep2: {instance: \"spinesw[" + std::to_string(s) +
+             "]\", component: \"port[" + std::to_string(l) + "]\"}, scheme: one2one, link: "
+             "spine-link}\n";
+  Expanded r = expandText(doc);
+  ASSERT_TRUE(r.graph) << r.log;
+  std::vector<std::string> expected;
+  for (int h = 0; h < 4; ++h)
+    for (int j = 0; j < 2; ++j) {
+      std::string x = "host." + std::to_string(h);
+      expected.push_back(x + ".xpu." + std::to_string(j) + " -- " + x + ".nic." +
+                         std::to_string(j) + " pcie");
+      expected.push_back(x + ".nic." + std::to_string(j) + " -- leafsw." + std::to_string(h) +
+                         ".port." + std::to_string(j) + " leaf-link");
+    }
+  for (const char *sw : {"leafsw", "spinesw"})
+    for (int c = 0; c < (sw[0] == 'l' ? 4 : 3); ++c)
+      for (int p = 0; p < 16; ++p)
+        expected.push_back(std::string(sw) + "." + std::to_string(c) + ".asic.0 -- " + sw + "." +
+                           std::to_string(c) + ".port." + std::to_string(p) + " ic");
+  for (int l = 0; l < 4; ++l)
+    for (int s = 0; s < 3; ++s)
+      expected.push_back("leafsw." + std::to_string(l) + ".port." + std::to_string(2 + s) +
+                         " -- spinesw." + std::to_string(s) + ".port." + std::to_string(l) +
+                         " spine-link");
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(edgeList(*r.graph), expected);
+  size_t warnings = 0;
+  for (size_t at = r.log.find("warning: one2one"); at != std::string::npos;
+       at = r.log.find("warning: one2one", at + 1))
+    ++warnings;
+  EXPECT_EQ(warnings, 4u);
+  EXPECT_NE(r.log.find("warning: one2one edge joins 2 nodes to 16: made 2 pairs up to the shorter "
+                       "side, as InfraGraph's reference does; 14 nodes of the longer side got no "
+                       "partner: leafsw.0.port.2, leafsw.0.port.3, leafsw.0.port.4 and 11 more\n"),
+            std::string::npos)
+      << r.log;
+}

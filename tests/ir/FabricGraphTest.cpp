@@ -98,13 +98,22 @@ TEST(FabricGraph, UnknownComponentNamesWhatExists) {
                  "(it has: xpu, nic); did you mean 'nic'?\n");
 }
 
-TEST(FabricGraph, One2OneLengthMismatchIsAnError) {
+TEST(FabricGraph, One2OneUnequalSidesWarnAndWerrorRefuses) {
   auto in = smallFabric();
-  in->edges[0].ep2.component[0] = elem("port", 0, 3);
+  in->edges[0].ep2.component[0] = elem("port", 0, 4);
   std::string log;
   llvm::raw_string_ostream os(log);
   DiagEngine diags(os);
-  EXPECT_FALSE(expandFabric(in, diags));
-  EXPECT_EQ(log, "small.yaml: error: one2one edge joins 2 nodes to 3; both sides must name "
-                 "the same number of nodes (InfraGraph's reference would silently drop 1)\n");
+  auto g = expandFabric(in, diags);
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->numEdges(), 2u * 2 + 4 + 2);   // pcie per host, asic-port, two host links
+  EXPECT_TRUE(log.starts_with("small.yaml: warning: one2one edge joins 2 nodes to 4: made 2 pairs "
+                              "up to the shorter side, as InfraGraph's reference does; 2 nodes of "
+                              "the longer side got no partner: tor.0.port.2, tor.0.port.3\n"))
+      << log;
+  log.clear();
+  DiagEngine strict(os);
+  strict.setWarningsAsErrors(true);
+  EXPECT_FALSE(expandFabric(in, strict));
+  EXPECT_TRUE(log.starts_with("small.yaml: error: one2one edge joins 2 nodes to 4")) << log;
 }

@@ -1,6 +1,7 @@
 // intranode-calc: exact GOAL after the pass, costs from the fabric and the fallbacks,
 // MPI-order pairing (where pairing by list position would close a cycle), acyclicity on
 // ring and tree collectives with several GPUs per node, statistics, and every error.
+#include "support/Units.h"
 #include "tests/passes/PassTestUtil.h"
 
 #include <gtest/gtest.h>
@@ -264,10 +265,32 @@ TEST(IntranodeCalcErrors, WildcardsUnmatchedAndDeadlocks) {
   r = d.run({"dead.goal", "-passes=intranode-calc", "-emit=goal", "-intranode-bandwidth=fast"});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err.substr(r.err.rfind("infracc: error")),
-            "infracc: error: -intranode-bandwidth=fast: not a bandwidth (write e.g. 300GB/s or "
-            "2400Gbps)\n");
+            std::string("infracc: error: -intranode-bandwidth=fast: not a bandwidth above 0; ") +
+                infracc::BandwidthSpellings + "\n");
   r = d.run({"dead.goal", "-passes=intranode-calc", "-emit=goal", "-intranode-latency=-5"});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err.substr(r.err.rfind("infracc: error")),
-            "infracc: error: -intranode-latency=-5: must be a non-negative number of ns\n");
+            std::string("infracc: error: -intranode-latency=-5: not a latency of 0 or more; ") +
+                infracc::DurationSpellings + "\n");
+}
+
+// GPU 0 to GPU 1 of one DGX H100, 60001 bytes: over an NVSwitch edge of 4.5 NVLink 4
+// links (900 Gb/s) the calc costs 60001 * 8 / 900 = 533.3 ns; without the figures the
+// fallback 300 GB/s gives 200 ns, and the pass says which link had no bandwidth.
+TEST(IntranodeCalc, BlueprintHostsAndLinksWithoutBandwidth) {
+  PassDir d;
+  d.write("p.goal", "num_ranks 2\nrank 0 {\nl1: send 60001b to 1 tag 0\n}\n"
+                    "rank 1 {\nl1: recv 60001b from 0 tag 0\n}\n");
+  RunResult r = d.run({"-fabric=single_tier:hosts=1,host=dgx_h100", "p.goal",
+                       "-passes=place,remap-gpus,intranode-calc", "-emit=goal"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(r.out.find("l1: calc 533\n"), std::string::npos) << r.out;
+  r = d.run({"-fabric=single_tier:hosts=1,host=dgx_h100(specs=none)", "p.goal",
+             "-passes=place,remap-gpus,intranode-calc", "-emit=goal"});
+  EXPECT_NE(r.out.find("l1: calc 200\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err, "-fabric=single_tier:hosts=1,host=dgx_h100(specs=none): warning: link "
+                   "'xpu_fabric' of device 'dgx_h100' has no bandwidth, nor has any other link "
+                   "on the path from 'dgx_h100.0.xpu.0' to 'dgx_h100.0.xpu.1': intranode-calc "
+                   "used -intranode-bandwidth=300GB/s (the default) there\n");
 }

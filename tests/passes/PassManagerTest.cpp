@@ -114,7 +114,10 @@ TEST(PassManager, DefaultPipelines) {
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("; *** Schedule after merge-jobs ***"), std::string::npos);
   EXPECT_EQ(r.err.find("; *** Schedule after place ***"), std::string::npos);
-  // Without -sim-model=topo nothing is placed.
+  // With a fabric topo is the default model, so place runs; with lgs nothing is placed.
   r = d.run({"small_cluster.yaml", "pairs4.goal", "-print-after=all", "-o", "out.txt"});
+  EXPECT_EQ(count(r.err, "; *** Schedule after place ***"), 1u);
+  r = d.run({"small_cluster.yaml", "pairs4.goal", "-sim-model=lgs", "-print-after=all", "-o",
+             "out.txt"});
   EXPECT_EQ(count(r.err, "; *** Schedule after "), 1u);
 }

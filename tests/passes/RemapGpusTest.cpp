@@ -184,7 +184,7 @@ TEST(RemapGpus, SameMakespanWhenNoStreamOrNicChangesHands) {
                               "Host 1: 32064\nHost 2: 31864\nHost 3: 32064\n");
   // Placed on the DGX-style example (GPU k on NIC k), grouped by host.
   r = d.run({"dgx_cluster.yaml", "rail8.goal", "-passes=place,remap-gpus",
-             "-place-map=rail8.placemap", "-sim-batch"});
+             "-place-map=rail8.placemap", "-sim-batch", "-sim-model=lgs"});
   EXPECT_EQ(makespan(r.out), "32064") << r.err;
 }
 

@@ -5,6 +5,7 @@
 #include "ir/InputRegistry.h"
 #include "support/Diagnostics.h"
 #include "support/InputFile.h"
+#include "support/Units.h"
 
 #include <llvm/ADT/STLExtras.h>
 #include <llvm/ADT/StringExtras.h>
@@ -529,7 +530,20 @@ void Reader::readPhysical(const YamlNode *n, const std::string &what, LinkDef &l
       return std::nullopt;
     return std::make_pair(value->key, *d);
   };
-  if (const YamlNode *bw = n->get("bandwidth"))
+  // `bandwidth: 100Gbps`, `latency: 500ns`: the unit grammar of support/Units.h.
+  auto scalar = [&](const YamlNode *v) {
+    return v->kind == YamlNode::Scalar && !v->isNullScalar();
+  };
+  if (const YamlNode *bw = n->get("bandwidth"); bw && scalar(bw)) {
+    std::optional<Bandwidth> b = parseBandwidth(bw->value);
+    if (!b)
+      error(bw->loc, "bandwidth '" + bw->value + "' of " + what + " is not a bandwidth; " +
+                         BandwidthSpellings);
+    else if (!(b->bitsPerSecond > 0))
+      error(bw->loc, "bandwidth of " + what + " is " + bw->value + "; it must be more than 0");
+    else
+      l.bandwidth = b;
+  } else if (bw)
     if (auto u = readUnit("bandwidth", BandwidthUnits,
                           "gigabits_per_second, gigabytes_per_second, gigatransfers_per_second",
                           bw)) {
@@ -545,7 +559,16 @@ void Reader::readPhysical(const YamlNode *n, const std::string &what, LinkDef &l
         l.bandwidth = Bandwidth::gigatransfersPerSec(u->second);
       }
     }
-  if (const YamlNode *lat = n->get("latency"))
+  if (const YamlNode *lat = n->get("latency"); lat && scalar(lat)) {
+    std::optional<Duration> d = parseDuration(lat->value);
+    if (!d)
+      error(lat->loc, "latency '" + lat->value + "' of " + what + " is not a latency; " +
+                          DurationSpellings);
+    else if (!(d->ns >= 0))
+      error(lat->loc, "latency of " + what + " is " + lat->value + "; it must be 0 or more");
+    else
+      l.latency = d;
+  } else if (lat)
     if (auto u = readUnit("latency", LatencyUnits, "ms, us, ns", lat)) {
       const YamlNode *valueNode = lat->get(u->first);
       if (!(u->second >= 0)) {
