@@ -46,4 +46,10 @@ struct RegisterSimModel {
   explicit RegisterSimModel(SimModel m) { SimModelRegistry::add(std::move(m)); }
 };
 
+/// The LogGOPS parameters given on the command line (-L -o/-sim-o -g -G -O -S), for
+/// every target that simulates or analyses; a usage error for invalid values.
+llvm::Expected<LogGPParams> readLogGPParams();
+/// The model -sim-model names; a usage error listing the valid ones when unknown.
+llvm::Expected<const SimModel *> selectedSimModel();
+
 } // namespace infracc::sim

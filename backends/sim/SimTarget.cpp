@@ -105,7 +105,9 @@ cl::opt<unsigned> OptMaxStuck("sim-max-stuck", cl::init(50), cl::value_desc("n")
                                        "finish (0: all; default 50)"),
                               cl::cat(opts::simCategory()));
 
-llvm::Expected<LogGPParams> readParams() {
+} // namespace
+
+llvm::Expected<LogGPParams> readLogGPParams() {
   LogGPParams p;
   p.L = OptL;
   p.g = OptG;
@@ -134,22 +136,29 @@ llvm::Expected<LogGPParams> readParams() {
   return p;
 }
 
+llvm::Expected<const SimModel *> selectedSimModel() {
+  if (const SimModel *model = SimModelRegistry::find(OptModel))
+    return model;
+  std::string names;
+  for (const SimModel *k : SimModelRegistry::all())
+    names += (names.empty() ? "" : ", ") + k->name;
+  return usageError("unknown model '" + OptModel + "' for -sim-model; valid models are: " + names);
+}
+
+namespace {
+
 llvm::Error runSim(TargetContext &ctx) {
   Module &m = ctx.module;
   const Schedule &sched = *m.schedule;
   const std::string where = m.workloadSource.empty() ? "workload" : m.workloadSource;
 
-  auto params = readParams();
+  auto params = readLogGPParams();
   if (!params)
     return params.takeError();
-  const SimModel *model = SimModelRegistry::find(OptModel);
-  if (!model) {
-    std::string names;
-    for (const SimModel *k : SimModelRegistry::all())
-      names += (names.empty() ? "" : ", ") + k->name;
-    return usageError("unknown model '" + OptModel +
-                      "' for -sim-model; valid models are: " + names);
-  }
+  auto selected = selectedSimModel();
+  if (!selected)
+    return selected.takeError();
+  const SimModel *model = *selected;
   bool json = false;
   std::string format =
       OptReport.getNumOccurrences() ? std::string(OptReport) : opts::outputFormat();
