@@ -23,12 +23,13 @@ struct PathFinder::Scratch {
   std::vector<double> bw;
   std::vector<uint32_t> links, switches;
   std::vector<LinkId> unpriced;
+  std::vector<EdgeId> via;      // the edge a node was last reached through
   std::vector<uint8_t> flags;   // 1 settled, 2 latency known, 4 target
   std::vector<NodeId> touched;
 
   explicit Scratch(uint32_t n)
       : dist(n, Unreached), bw(n, 0), links(n, 0), switches(n, 0), unpriced(n, InvalidLink),
-        flags(n, 0) {}
+        via(n, 0), flags(n, 0) {}
   void reset() {
     for (NodeId v : touched) {
       dist[v] = Unreached;
@@ -147,6 +148,7 @@ void PathFinder::search(Scratch &s, NodeId src, llvm::ArrayRef<NodeId> targets,
       // A link without a bandwidth, unless it is inside one switch device copy.
       bool unpriced = linkBps_[l] <= 0 && !(cu == cv && copyIsSwitch_[cu]);
       s.unpriced[v] = s.unpriced[u] != InvalidLink ? s.unpriced[u] : unpriced ? l : InvalidLink;
+      s.via[v] = adj.edge;
       s.flags[v] = static_cast<uint8_t>((s.flags[v] & 4) | (known ? 2 : 0));
       heap.push({d, b, v});
     }
@@ -221,6 +223,47 @@ void PathFinder::precompute(llvm::ArrayRef<NodeId> sources,
   for (size_t i = 0; i < sources.size(); ++i)
     for (size_t k = 0; k < targets[i].size(); ++k)
       cache_[pairKey(sources[i], targets[i][k])] = results[i][k];
+}
+
+std::vector<std::vector<EdgeId>> PathFinder::routes(NodeId src, llvm::ArrayRef<NodeId> targets,
+                                                     std::vector<PathInfo> *infoOut) const {
+  std::vector<std::vector<EdgeId>> out(targets.size());
+  std::vector<PathInfo> info(targets.size());
+  Scratch &s = scratch();
+  auto collect = [&](llvm::ArrayRef<size_t> which) {
+    for (size_t i : which) {
+      if (!info[i].reachable)
+        continue;
+      for (NodeId v = targets[i]; v != src;) {
+        const EdgeId e = s.via[v];
+        out[i].push_back(e);
+        v = g_.edge(e).u == v ? g_.edge(e).v : g_.edge(e).u;
+      }
+      std::reverse(out[i].begin(), out[i].end());
+    }
+  };
+  // As searchWithFallback: hosts are not transit nodes unless nothing else reaches.
+  search(s, src, targets, /*restrictHosts=*/true, AnyCopy, info.data());
+  std::vector<size_t> all(targets.size()), missing;
+  std::vector<NodeId> missingNodes;
+  for (size_t i = 0; i < targets.size(); ++i) {
+    all[i] = i;
+    if (!info[i].reachable) {
+      missing.push_back(i);
+      missingNodes.push_back(targets[i]);
+    }
+  }
+  collect(all);
+  if (!missing.empty()) {
+    std::vector<PathInfo> again(missing.size());
+    search(s, src, missingNodes, /*restrictHosts=*/false, AnyCopy, again.data());
+    for (size_t k = 0; k < missing.size(); ++k)
+      info[missing[k]] = again[k];
+    collect(missing);
+  }
+  if (infoOut)
+    *infoOut = std::move(info);
+  return out;
 }
 
 PathInfo PathFinder::withinCopy(NodeId a, NodeId b) const {

@@ -64,6 +64,13 @@ public:
   /// Like between(), not to be called from several threads at once.
   PathInfo withinCopy(NodeId a, NodeId b) const;
 
+  /// The edges, from src on, of the paths between(src, targets[i]) reports (the same
+  /// path: the same search and tie-breaking); empty for an unreachable target or
+  /// src itself. One search for all targets; `info`, when given, receives what
+  /// between() reports for each.
+  std::vector<std::vector<EdgeId>> routes(NodeId src, llvm::ArrayRef<NodeId> targets,
+                                          std::vector<PathInfo> *info = nullptr) const;
+
   /// Whether node n counts as a switch when a path enters it from node `from`.
   bool chargesSwitch(NodeId from, NodeId n) const;
 

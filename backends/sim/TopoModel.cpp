@@ -16,6 +16,7 @@
 // (passes/FabricCosts.h); an -L or -G given on the command line that no path needs is
 // refused, since it would be silently ignored.
 #include "backends/sim/SimModel.h"
+#include "backends/sim/TopoModel.h"
 
 #include "ir/MessageMatching.h"
 #include "ir/Module.h"
@@ -49,15 +50,6 @@ public:
   std::vector<uint32_t> pairOfOp_;               // per-node schedules: per op
   std::vector<PairCost> costs_;
 };
-
-PairCost toCost(const PathInfo &p, const LogGPParams &params) {
-  if (p.links == 0)
-    return {0, PerByte(0)};
-  PairCost c;
-  c.L = p.latencyKnown ? static_cast<uint64_t>((p.latencyPs + 500) / 1000) : params.L;
-  c.G = p.bottleneckBps ? PerByte(8e9 / *p.bottleneckBps) : params.G;
-  return c;
-}
 
 llvm::Expected<std::unique_ptr<LinkCostModel>> makeTopoCosts(const Module &m,
                                                              const LogGPParams &params) {
@@ -94,17 +86,11 @@ llvm::Expected<std::unique_ptr<LinkCostModel>> makeTopoCosts(const Module &m,
   if (pl.hasMembers()) {
     std::vector<uint32_t> partner = matchMessages(s);
     costs->pairOfOp_.assign(s.numOps(), 0);
-    auto endpointOf = [&](uint32_t rank, uint32_t cpu) {
-      const Placement::Member *mem = pl.memberOfCpu(rank, cpu);
-      return mem && mem->endpoint != InvalidNode ? mem->endpoint : pl.endpointOfRank[rank];
-    };
     for (uint32_t r = 0; r < s.numRanks(); ++r)
       for (uint32_t g = s.rankBegin(r); g < s.rankBegin(r) + s.numOps(r); ++g) {
         if (s.kind(g) != OpKind::Send)
           continue;
-        uint32_t d = s.peer(g), recv = partner[g];
-        NodeId a = endpointOf(r, s.cpu(g));
-        NodeId b = recv != NoPartner ? endpointOf(d, s.cpu(recv)) : pl.endpointOfRank[d];
+        auto [a, b] = messageEndpoints(pl, s, r, g, partner[g]);
         costs->pairOfOp_[g] = indexOf(a, b);
       }
   } else {
@@ -140,7 +126,7 @@ llvm::Expected<std::unique_ptr<LinkCostModel>> makeTopoCosts(const Module &m,
                                     "'{}', which exchange messages",
                                     m.fabricSource, m.fabric->name(pairs[i].first),
                                     m.fabric->name(pairs[i].second)));
-    costs->costs_[i] = toCost(p, params);
+    costs->costs_[i] = topoCost(p, params);
     fallbacks.note(p, pairs[i].first, pairs[i].second);
   }
   if (latencyOptionGiven() && !fallbacks.usedDefaultLatency())
@@ -164,6 +150,32 @@ llvm::Expected<std::unique_ptr<LinkCostModel>> makeTopoCosts(const Module &m,
     costs->byRanks_[key] = costs->costs_[idx];
   return std::unique_ptr<LinkCostModel>(std::move(costs));
 }
+
+} // namespace
+
+std::pair<NodeId, NodeId> messageEndpoints(const Placement &pl, const Schedule &s, uint32_t rank,
+                                           uint32_t sendOp, uint32_t recvOp) {
+  const uint32_t d = s.peer(sendOp);
+  if (!pl.hasMembers())
+    return {pl.endpointOfRank[rank], pl.endpointOfRank[d]};
+  auto endpointOf = [&](uint32_t r, uint32_t cpu) {
+    const Placement::Member *mem = pl.memberOfCpu(r, cpu);
+    return mem && mem->endpoint != InvalidNode ? mem->endpoint : pl.endpointOfRank[r];
+  };
+  return {endpointOf(rank, s.cpu(sendOp)),
+          recvOp != NoPartner ? endpointOf(d, s.cpu(recvOp)) : pl.endpointOfRank[d]};
+}
+
+PairCost topoCost(const PathInfo &p, const LogGPParams &params) {
+  if (p.links == 0)
+    return {0, PerByte(0)};
+  PairCost c;
+  c.L = p.latencyKnown ? static_cast<uint64_t>((p.latencyPs + 500) / 1000) : params.L;
+  c.G = p.bottleneckBps ? PerByte(8e9 / *p.bottleneckBps) : params.G;
+  return c;
+}
+
+namespace {
 
 RegisterSimModel TopoModel({
     .name = "topo",
