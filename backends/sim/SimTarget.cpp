@@ -205,10 +205,13 @@ RegisterTarget SimTarget({
     .writesDirectory = false,
     .defaultPipeline =
         [](const Module &m) {
+          std::vector<std::string> passes;
+          if (m.schedule && m.schedule->kernels())
+            passes.push_back("lower-kernels");   // GPU kernels run as their messages
           const SimModel *model = SimModelRegistry::find(OptModel);
-          if (!model || !m.hasFabric())
-            return std::vector<std::string>();
-          return model->pipeline;
+          if (model && m.hasFabric())
+            passes.insert(passes.end(), model->pipeline.begin(), model->pipeline.end());
+          return passes;
         },
     .run = runSim,
 });
