@@ -101,21 +101,9 @@ bool Lowerer::prepare() {
         hostOfMember_[c].push_back(hosts_[r]);
   }
 
-  // Instance ids: the k-th collective of communicator c is instanceBase_[c] + k.
-  std::vector<uint64_t> count(comms.size(), 0);
-  llvm::DenseMap<uint32_t, uint32_t> perRank;
-  for (uint32_t r = 0; r < s_.numRanks(); ++r) {
-    perRank.clear();
-    for (uint32_t g = s_.rankBegin(r), e = g + s_.numOps(r); g < e; ++g)
-      if (s_.kind(g) == OpKind::Collective) {
-        uint32_t c = s_.collectives()[s_.peer(g)].communicator;
-        count[c] = std::max<uint64_t>(count[c], ++perRank[c]);
-      }
-  }
-  instanceBase_.assign(comms.size() + 1, 0);
-  for (size_t c = 0; c < comms.size(); ++c)
-    instanceBase_[c + 1] = instanceBase_[c] + count[c];
+  instanceBase_ = instanceBases(s_);
   instances_.resize(instanceBase_.back());
+  llvm::DenseMap<uint32_t, uint32_t> perRank;
   if (rec_)
     rec_->instances.resize(instances_.size());
 
@@ -276,6 +264,24 @@ Schedule Lowerer::run(Statistics *stats) {
 }
 
 } // namespace
+
+std::vector<uint64_t> instanceBases(const Schedule &s) {
+  size_t comms = s.communicators().size();
+  std::vector<uint64_t> count(comms, 0);
+  llvm::DenseMap<uint32_t, uint32_t> perRank;
+  for (uint32_t r = 0; r < s.numRanks(); ++r) {
+    perRank.clear();
+    for (uint32_t g = s.rankBegin(r), e = g + s.numOps(r); g < e; ++g)
+      if (s.kind(g) == OpKind::Collective) {
+        uint32_t c = s.collectives()[s.peer(g)].communicator;
+        count[c] = std::max<uint64_t>(count[c], ++perRank[c]);
+      }
+  }
+  std::vector<uint64_t> base(comms + 1, 0);
+  for (size_t c = 0; c < comms; ++c)
+    base[c + 1] = base[c] + count[c];
+  return base;
+}
 
 std::optional<Schedule> lowerCollectives(const Schedule &s, const LoweringOptions &opts,
                                          llvm::ArrayRef<uint32_t> hostOfRank, DiagEngine &diags,
