@@ -8,7 +8,7 @@
 //   multicast mc0 instance 0 input gpus 0 1
 //   semaphore s0 gpu 1 instance 0 channel from 0 index 0 init 0
 //   semaphore s1 gpu 0 instance 0 device index 0 init 1
-//   kernel 0 gpu 0 instance 0 wavefronts 4 input 1024 output 2048 scratch 0
+//   kernel 0 gpu 0 instance 0 wavefronts 4 input 1024 output 2048 scratch 0 [wrap 512]
 //     workgroup 0
 //       memcpy 1024 input+0 -> gpu1.output+0 proxy
 //       sem_release s0
@@ -34,7 +34,7 @@ inline constexpr llvm::StringLiteral Gpus = "gpus", Name = "name", Collective = 
                                      Instance = "instance", Wavefronts = "wavefronts",
                                      Gpu = "gpu", From = "from", Index = "index", Init = "init",
                                      Inputs = "inputs", Arrow = "->", UnitWord = "unit",
-                                     Ops = "ops", WorkgroupsWord = "workgroups";
+                                     Ops = "ops", WorkgroupsWord = "workgroups", Wrap = "wrap";
 inline constexpr llvm::StringLiteral Fused = "fused", Proxy = "proxy", Relaxed = "relaxed";
 inline constexpr llvm::StringLiteral GpuPrefix = "gpu", GroupPrefix = "mc", SemPrefix = "s",
                                      PacketSuffix = ":ll";

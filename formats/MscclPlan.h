@@ -71,5 +71,7 @@ inline constexpr unsigned PacketBytes = 16, PacketPayload = 8;
 /// Executor defaults.
 inline constexpr uint64_t DefaultBufferAlignment = 16;
 inline constexpr uint64_t DefaultThreadsPerBlock = 1024;
+/// reuse_resources: the scratch buffer every such plan shares (PREDFINED_SCRATCH_SIZE).
+inline constexpr uint64_t PredefinedScratchBytes = 1 << 26;
 
 } // namespace infracc::msccl

@@ -116,6 +116,9 @@ struct Kernel {
   uint32_t wavefronts = 0;   // 0: chosen by unroll-loadstore (-wavefronts)
   uint32_t firstWorkgroup = 0, numWorkgroups = 0;
   uint64_t bufferBytes[NumBufferKinds] = {0, 0, 0};
+  /// In LoopOps, ranges in the scratch buffer advance modulo this many bytes (MSCCL++'s
+  /// reuse_resources: a pipeline's iterations reuse one scratch chunk); 0: no wrap.
+  uint64_t scratchWrap = 0;
   uint64_t buffer(BufferKind b) const { return bufferBytes[unsigned(b)]; }
   friend bool operator==(const Kernel &, const Kernel &) = default;
 };
@@ -200,6 +203,14 @@ private:
 /// How messages name a GPU op: "gpu 1 kernel 0 workgroup 2 op 5 (memcpy)".
 std::string describeGpuOp(const KernelLevel &k, uint32_t kernel, uint32_t workgroup,
                           uint32_t op);
+
+/// Where range `r` of a LoopOp's body starts when the loop has advanced `shift` bytes
+/// (iteration i: i * unit), in a kernel with `scratchWrap` (Kernel::scratchWrap).
+inline uint64_t sliceOffset(const BufferRef &r, uint64_t shift, uint64_t scratchWrap) {
+  if (scratchWrap && r.buffer == BufferKind::Scratch)
+    shift %= scratchWrap;
+  return r.offset + r.footprint(shift);
+}
 
 /// The size of iteration `i` of a LoopOp's body op of `bytes`: MSCCL++'s
 /// min(bytes - i*unit, unit), 0 when the op is already done.

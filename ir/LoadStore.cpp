@@ -28,6 +28,7 @@ WavefrontStream::WavefrontStream(const KernelLevel &k, const LoadStoreParams &pa
   gpu_ = K.gpu;
   wavefront_ = wavefront;
   wavefronts_ = K.wavefronts;
+  scratchWrap_ = K.scratchWrap;
   assert(wavefronts_ > 0 && wavefront < wavefronts_ && p_.cacheLine >= 2 && p_.unroll > 0);
 }
 
@@ -167,7 +168,7 @@ bool WavefrontStream::dataSegment(Segment &seg) {
       x.gpu = r.gpu;
       x.flags = (r.multicast ? instr::Multicast : 0) | (r.packet ? instr::Packet : 0) |
                 ((o.flags & gpuop::Proxy) ? instr::Proxy : 0);
-      x.address = r.offset + r.footprint(shift + (first + j) * p);
+      x.address = sliceOffset(r, shift, scratchWrap_) + r.footprint((first + j) * p);
       x.bytes = uint32_t(r.footprint(payload(first + j)));
       seg.body.push_back(x);
       seg.stride.push_back(r.footprint(U * p));

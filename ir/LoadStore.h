@@ -107,6 +107,7 @@ private:
   LoadStoreParams p_;
   llvm::ArrayRef<GpuOp> ops_;
   uint32_t firstOp_, gpu_, wavefront_, wavefronts_;
+  uint64_t scratchWrap_;
   uint32_t pc_ = 0;
   // The enclosing loop, if any.
   uint32_t loopBegin_ = 0, loopEnd_ = 0;

@@ -9,6 +9,7 @@
 #include <llvm/ADT/Twine.h>
 
 #include <map>
+#include <numeric>
 
 namespace infracc {
 namespace {
@@ -42,6 +43,7 @@ private:
   DiagEngine &diags_;
   llvm::StringRef where_;
   KernelLookup lookup_;
+  const GpuOp *loop_ = nullptr;   // the loop the op being checked is in
 
   struct SemUse {
     uint64_t acquires = 0, releases = 0;
@@ -127,6 +129,17 @@ void KernelVerifier::checkRange(uint32_t kernel, uint32_t wg, uint32_t op, const
                                 uint64_t bytes, llvm::StringRef what) {
   const Kernel &K = k_.kernels[kernel];
   uint64_t end = r.offset + r.footprint(bytes);
+  if (loop_ && K.scratchWrap && r.buffer == BufferKind::Scratch) {
+    // Slices wrap around: the furthest one ends where some iteration's slice ends.
+    uint64_t unit = loop_->bytes, n = std::min<uint64_t>(loop_->count, (bytes + unit - 1) / unit);
+    end = 0;
+    if (n <= 65536)
+      for (uint64_t i = 0; i < n; ++i)
+        end = std::max(end, sliceOffset(r, i * unit, K.scratchWrap) +
+                                r.footprint(loopSliceBytes(bytes, unit, i)));
+    else   // beyond that, the furthest start any iteration can have
+      end = r.offset + r.footprint(K.scratchWrap - std::gcd(unit, K.scratchWrap) + unit);
+  }
   auto inBounds = [&](uint32_t gpu, uint32_t kn) {
     uint64_t size = k_.kernels[kn].buffer(r.buffer);
     if (end > size || end < r.offset)
@@ -230,10 +243,12 @@ void KernelVerifier::checkWorkgroup(uint32_t kernel, uint32_t wg) {
   uint32_t loopEnd = 0;      // end of the current loop body (0: not in a loop)
   uint64_t times = 1;        // how often the current op runs
   uint32_t groupStart = ~0u;
+  loop_ = nullptr;
   for (uint32_t i = 0; i < ops.size() && !diags_.shouldStop(); ++i) {
     if (loopEnd && i == loopEnd) {
       loopEnd = 0;
       times = 1;
+      loop_ = nullptr;
     }
     const GpuOp &o = ops[i];
     // Fused groups: [groupStart, i] so far.
@@ -337,6 +352,7 @@ void KernelVerifier::checkWorkgroup(uint32_t kernel, uint32_t wg) {
       }
       loopEnd = i + 1 + o.id;
       times = o.count;
+      loop_ = &o;
       break;
     }
   }

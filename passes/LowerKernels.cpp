@@ -199,7 +199,8 @@ void KernelLowerer::lowerGroup(uint32_t kn, uint32_t wg, llvm::ArrayRef<GpuOp> g
     for (uint32_t m : members(o.src))
       remoteLoad |= m != me;
     if (o.src.packet && !o.src.multicast && o.src.gpu == me) {
-      uint64_t lo = o.src.offset + o.src.footprint(shift), hi = lo + o.src.footprint(bytes);
+      uint64_t lo = sliceOffset(o.src, shift, k_.kernels[kn].scratchWrap);
+      uint64_t hi = lo + o.src.footprint(bytes);
       for (const Incoming &in : ks_[kn].incoming)
         if (in.buffer == o.src.buffer && in.lo < hi && lo < in.hi)
           waits.push_back(in.recv);
@@ -225,7 +226,8 @@ void KernelLowerer::lowerGroup(uint32_t kn, uint32_t wg, llvm::ArrayRef<GpuOp> g
       continue;
     for (uint32_t m : members(o.dst)) {
       if (m != me) {
-        put(kn, wg, o.dst, m, o.dst.footprint(bytes), o.dst.offset + o.dst.footprint(shift));
+        put(kn, wg, o.dst, m, o.dst.footprint(bytes),
+            sliceOffset(o.dst, shift, k_.kernels[kn].scratchWrap));
       } else if (!reduce && !remoteLoad && !localCopyDone) {
         chain(kn, wg, OpKind::Calc, 0, calcNs(CopyNsPerByte, bytes));
         localCopyDone = true;

@@ -99,6 +99,8 @@ void printKernels(const KernelLevel &k, llvm::raw_ostream &os) {
       os << ' ' << kw::Wavefronts << ' ' << K.wavefronts;
     for (unsigned b = 0; b < NumBufferKinds; ++b)
       os << ' ' << bufferKindName(BufferKind(b)) << ' ' << K.bufferBytes[b];
+    if (K.scratchWrap)
+      os << ' ' << kw::Wrap << ' ' << K.scratchWrap;
     os << '\n';
     for (uint32_t w = 0; w < K.numWorkgroups; ++w) {
       const infracc::Workgroup &wg = k.workgroups[K.firstWorkgroup + w];

@@ -74,7 +74,7 @@ private:
   DiagEngine &d_;
   llvm::StringRef where_;
   uint64_t chunk_ = 1, alignment_ = 1;
-  bool packets_ = false;
+  bool packets_ = false, reuse_ = false;
   std::vector<GpuPlan> plans_;
   std::vector<uint32_t> kernelOfGpu_;
   Tb *tb_ = nullptr;
@@ -139,9 +139,12 @@ void PlanWriter::chooseChunk() {
     if (o.writesMemory())
       take(o.dst.packet ? o.dst.offset / 2 : o.dst.offset);
   }
-  if (packets_)
-    for (const Kernel &K : k_.kernels)
+  for (const Kernel &K : k_.kernels) {
+    reuse_ |= K.scratchWrap != 0;
+    take(K.scratchWrap);
+    if (packets_)
       take(K.buffer(BufferKind::Scratch) / 2);
+  }
   chunk_ = g ? g : 1;
   alignment_ = 1;
   while (alignment_ < DefaultBufferAlignment && chunk_ % (alignment_ * 2) == 0)
@@ -462,11 +465,29 @@ bool PlanWriter::writeGpu(uint32_t kn, json &out) {
   for (const Semaphore &S : k_.semaphores)
     if (S.kind == SemaphoreKind::Device && S.gpu == K.gpu)
       sems.push_back({{"init_value", S.init}});
-  uint64_t scratch = K.buffer(BufferKind::Scratch) / (packets_ ? 2 : 1);
+  uint64_t scratchChunks = K.buffer(BufferKind::Scratch) / (packets_ ? 2 : 1) / chunk_;
+  if (reuse_) {
+    // reuse_resources: the scratch is MSCCL++'s 64 MiB, cut into scratch_chunks pieces of
+    // scratchWrap bytes (rounded up to the alignment).
+    scratchChunks = 0;
+    uint64_t S = PredefinedScratchBytes, W = K.scratchWrap;
+    for (uint64_t sc = std::max<uint64_t>(1, W ? S / W : 1) - 1; W && sc <= S / W + 2; ++sc)
+      if (sc && ((S + sc - 1) / sc + alignment_ - 1) / alignment_ * alignment_ == W) {
+        scratchChunks = sc;
+        break;
+      }
+    if ((W && (!scratchChunks || K.buffer(BufferKind::Scratch) != S)) ||
+        (!W && K.buffer(BufferKind::Scratch))) {
+      d_.error(where_, "gpu " + llvm::Twine(K.gpu) + "'s scratch (" +
+                           llvm::Twine(K.buffer(BufferKind::Scratch)) + " bytes, reused every " +
+                           llvm::Twine(W) + ") is not one MSCCL++'s reuse_resources can give");
+      return false;
+    }
+  }
   out = {{"id", K.gpu},
          {"input_chunks", K.buffer(BufferKind::Input) / chunk_},
          {"output_chunks", K.buffer(BufferKind::Output) / chunk_},
-         {"scratch_chunks", scratch / chunk_},
+         {"scratch_chunks", scratchChunks},
          {"threadblocks", std::move(tbs)},
          {"channels", gp.channels},
          {"remote_buffers", std::move(remotes)},
@@ -502,7 +523,7 @@ std::optional<json> PlanWriter::write() {
   plan["collective"] = coll;
   plan["protocol"] = packets_ ? "LL" : "Simple";
   plan["inplace"] = k_.inPlace;
-  plan["reuse_resources"] = false;
+  plan["reuse_resources"] = reuse_;
   json gpus = json::array();
   for (uint32_t g = 0; g < k_.numGpus; ++g) {
     json gj;

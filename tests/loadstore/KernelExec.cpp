@@ -43,7 +43,7 @@ private:
   std::vector<std::pair<uint32_t, uint64_t>> where(const Wg &w, const BufferRef &r,
                                                    uint64_t shift, uint64_t x) {
     std::vector<std::pair<uint32_t, uint64_t>> out;
-    uint64_t addr = r.offset + r.footprint(shift) + (r.packet ? 2 * x : x);
+    uint64_t addr = sliceOffset(r, shift, k_.kernels[w.kernel].scratchWrap) + (r.packet ? 2 * x : x);
     if (r.multicast)
       for (uint32_t m : k_.groups[r.gpu].gpus)
         out.push_back({m, addr});

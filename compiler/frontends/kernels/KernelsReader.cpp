@@ -247,6 +247,8 @@ bool Reader::kernel() {
   for (unsigned b = 0; b < NumBufferKinds; ++b)
     if (!word(bufferKindName(BufferKind(b))) || !number(K.bufferBytes[b]))
       return false;
+  if (accept(kw::Wrap) && !number(K.scratchWrap))
+    return false;
   K.firstWorkgroup = uint32_t(k_->workgroups.size());
   kernel_ = uint32_t(k_->kernels.size());
   k_->kernels.push_back(K);

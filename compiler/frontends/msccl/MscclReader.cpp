@@ -46,6 +46,7 @@ struct Range {
 struct GpuState {
   uint32_t id = 0;
   uint64_t chunk = 0;                           // bytes per chunk
+  uint64_t scratchChunk = 0;                    // reuse_resources: a scratch chunk's bytes
   struct Chan {
     uint32_t peer, index;                       // index: which channel to `peer` (0 = first)
   };
@@ -152,7 +153,7 @@ private:
   SMLoc fileStart_;
   KernelLevel *k_ = nullptr;
   uint32_t numGpus_ = 0;
-  bool packetProtocol_ = false, doubleScratch_ = false;
+  bool packetProtocol_ = false, doubleScratch_ = false, reuse_ = false;
   uint64_t alignment_ = DefaultBufferAlignment;
   uint64_t inputBytes_ = 0, outputBytes_ = 0;
   std::map<std::tuple<uint32_t, uint32_t, int, uint32_t>, uint32_t> channelSems_;
@@ -257,10 +258,8 @@ bool PlanReader::readHeader(const YamlNode *root) {
   if (const YamlNode *n = need(root, "inplace", "the plan"))
     if (auto b = boolean(n, "'inplace'"))
       k_->inPlace = *b;
-  if (const YamlNode *n = root->get("reuse_resources"))
-    if (auto b = boolean(n, "'reuse_resources'"); b && *b)
-      error(n, "reuse_resources: true (scratch chunks wrapped into a fixed 64 MiB scratch "
-               "buffer) is not modelled; give false");
+  if (auto b = optBool(root, "reuse_resources", false))
+    reuse_ = *b;
   if (auto t = optNumber(root, "num_threads_per_block", DefaultThreadsPerBlock); t && *t == 0)
     error(root->get("num_threads_per_block"), "'num_threads_per_block' must be at least 1");
   if (auto b = optBool(root, "use_double_scratch_buffer", false))
@@ -316,6 +315,11 @@ bool PlanReader::readChannels(const YamlNode *gpuNode, GpuState &g) {
     if (!t)
       continue;
     if (*t == ChannelType::Switch) {
+      if (!c->get("buffer_type") && c->get("buff")) {
+        error(c->get("buff"), "a switch channel names its buffer with 'buffer_type', which "
+                              "MSCCL++'s executor reads (older plans wrote 'buff')");
+        continue;
+      }
       const YamlNode *bt = need(c, "buffer_type", "a switch channel");
       const YamlNode *groups = need(c, "rank_groups", "a switch channel");
       auto b = bt ? bufferType(bt) : std::nullopt;
@@ -487,7 +491,9 @@ std::optional<Range> PlanReader::readBuff(const YamlNode *b, GpuState &g, TbStat
     r.ref.buffer = nv.buffer;
     r.ref.multicast = true;
   }
-  r.ref.offset = *index * g.chunk;
+  // With reuse_resources a scratch chunk may be smaller than the others (getOffset).
+  bool small = g.scratchChunk && g.scratchChunk < g.chunk && r.ref.buffer == BufferKind::Scratch;
+  r.ref.offset = *index * (small ? g.scratchChunk : g.chunk);
   r.bytes = *size * g.chunk;
   if (tbg) {
     // tbg_info: this threadblock's share of the range, in buffer_alignment units
@@ -1047,11 +1053,14 @@ bool PlanReader::readGpu(const YamlNode *gpuNode, uint32_t index) {
   const YamlNode *icn = need(gpuNode, "input_chunks", "a GPU");
   const YamlNode *ocn = need(gpuNode, "output_chunks", "a GPU");
   const YamlNode *scn = need(gpuNode, "scratch_chunks", "a GPU");
-  auto ic = icn ? number(icn, "'input_chunks'") : std::nullopt;
-  auto oc = ocn ? number(ocn, "'output_chunks'") : std::nullopt;
-  auto sc = scn ? number(scn, "'scratch_chunks'") : std::nullopt;
+  if (!icn || !ocn || !scn)
+    return false;
+  auto ic = number(icn, "'input_chunks'");
+  auto oc = number(ocn, "'output_chunks'");
+  auto sc = number(scn, "'scratch_chunks'");
   if (!ic || !oc || !sc)
     return false;
+  uint64_t scratchChunks = *sc;
   // The executor's checks and chunk size (getSizeAndChunks, checkMessageSize).
   if (*ic == 0 && *oc == 0) {
     error(icn, "input_chunks and output_chunks are both 0; one must give the chunk count");
@@ -1097,10 +1106,19 @@ bool PlanReader::readGpu(const YamlNode *gpuNode, uint32_t index) {
   Kernel K;
   K.gpu = g.id;
   K.firstWorkgroup = uint32_t(k_->workgroups.size());
-  uint64_t scratch = g.chunk * *sc * (packetProtocol_ ? 2 : 1) * (doubleScratch_ ? 2 : 1);
+  // The executor's calScratchBufferSize and calMaxScratchChunkSize.
+  auto align = [&](uint64_t v) { return (v + alignment_ - 1) / alignment_ * alignment_; };
+  uint64_t scratch =
+      align(g.chunk * scratchChunks * (packetProtocol_ ? 2 : 1) * (doubleScratch_ ? 2 : 1));
+  if (reuse_ && scratchChunks) {
+    scratch = PredefinedScratchBytes;
+    uint64_t usable = doubleScratch_ ? scratch / 2 : scratch;
+    K.scratchWrap = align((usable + scratchChunks - 1) / scratchChunks);
+  }
+  g.scratchChunk = K.scratchWrap;
   K.bufferBytes[unsigned(BufferKind::Input)] = inputBytes_;
   K.bufferBytes[unsigned(BufferKind::Output)] = outputBytes_;
-  K.bufferBytes[unsigned(BufferKind::Scratch)] = (scratch + alignment_ - 1) / alignment_ * alignment_;
+  K.bufferBytes[unsigned(BufferKind::Scratch)] = scratch;
   uint32_t kernel = uint32_t(k_->kernels.size());
   k_->kernels.push_back(K);
   const YamlNode *tbs = need(gpuNode, "threadblocks", "a GPU");
