@@ -204,7 +204,7 @@ void KernelVerifier::checkFusedGroup(uint32_t kernel, uint32_t wg, uint32_t firs
       return;
     }
     if (o.bytes != ops[first].bytes) {
-      error(kernel, wg, i, "is fused with an operation of " + llvm::Twine(ops[first].bytes) +
+      error(kernel, wg, i, gpuOpKindName(o.kind) + " is fused with an operation of " + llvm::Twine(ops[first].bytes) +
                                " bytes but moves " + llvm::Twine(o.bytes) +
                                "; a fused group works on equal sizes");
       return;
@@ -232,7 +232,7 @@ void KernelVerifier::checkFusedGroup(uint32_t kernel, uint32_t wg, uint32_t firs
         return;
       }
       if (loads && ops[i].id != loads)
-        error(kernel, wg, i, "reduces " + llvm::Twine(ops[i].id) + " inputs, but the group loads " +
+        error(kernel, wg, i, "reduce combines " + llvm::Twine(ops[i].id) + " inputs, but the group loads " +
                                  llvm::Twine(loads));
     }
 }
@@ -256,8 +256,8 @@ void KernelVerifier::checkWorkgroup(uint32_t kernel, uint32_t wg) {
       groupStart = i;
     bool bodyEnds = loopEnd && i + 1 == loopEnd;
     if (o.fusedWithNext() && (i + 1 == ops.size() || bodyEnds)) {
-      error(kernel, wg, i, "is fused with the next operation, but it is the last of its " +
-                               llvm::Twine(bodyEnds ? "loop body" : "workgroup"));
+      error(kernel, wg, i, gpuOpKindName(o.kind) + " is fused with the next operation, but it "
+                               "is the last of its " + (bodyEnds ? "loop body" : "workgroup"));
       groupStart = ~0u;
     } else if (groupStart != ~0u && !o.fusedWithNext()) {
       checkFusedGroup(kernel, wg, groupStart, i + 1);
@@ -282,25 +282,27 @@ void KernelVerifier::checkWorkgroup(uint32_t kernel, uint32_t wg) {
     case GpuOpKind::SemRelease: {
       bool acquire = o.kind == GpuOpKind::SemAcquire;
       if (o.id >= k_.semaphores.size()) {
-        error(kernel, wg, i, "uses semaphore s" + llvm::Twine(o.id) + ", but there are " +
-                                 llvm::Twine(k_.semaphores.size()));
+        error(kernel, wg, i, gpuOpKindName(o.kind) + " names semaphore s" + llvm::Twine(o.id) +
+                                 ", but there are " + llvm::Twine(k_.semaphores.size()) +
+                                 " semaphores");
         break;
       }
       const Semaphore &S = k_.semaphores[o.id];
       if (S.instance != K.instance)
-        error(kernel, wg, i, "uses semaphore s" + llvm::Twine(o.id) + " of instance " +
+        error(kernel, wg, i, gpuOpKindName(o.kind) + " names semaphore s" + llvm::Twine(o.id) + " of instance " +
                                  llvm::Twine(S.instance) + " in a kernel of instance " +
                                  llvm::Twine(K.instance));
       else if (acquire && S.gpu != K.gpu)
-        error(kernel, wg, i, "waits on semaphore s" + llvm::Twine(o.id) + ", which lives on gpu " +
+        error(kernel, wg, i, "sem_acquire waits on semaphore s" + llvm::Twine(o.id) + ", which lives on gpu " +
                                  llvm::Twine(S.gpu) + "; a GPU waits only on its own semaphores");
       else if (!acquire && S.kind == SemaphoreKind::Device && S.gpu != K.gpu)
-        error(kernel, wg, i, "releases device semaphore s" + llvm::Twine(o.id) + " of gpu " +
+        error(kernel, wg, i, "sem_release releases device semaphore s" + llvm::Twine(o.id) + " of gpu " +
                                  llvm::Twine(S.gpu) + "; device semaphores are released on their GPU");
       else if (!acquire && S.kind != SemaphoreKind::Device && S.peer != K.gpu)
-        error(kernel, wg, i, "releases semaphore s" + llvm::Twine(o.id) + ", which gpu " +
-                                 llvm::Twine(S.peer) + " releases (it is its channel to gpu " +
-                                 llvm::Twine(S.gpu) + ")");
+        error(kernel, wg, i, "sem_release on gpu " + llvm::Twine(K.gpu) + " releases semaphore s" +
+                                 llvm::Twine(o.id) + ", which only gpu " + llvm::Twine(S.peer) +
+                                 " releases (it is gpu " + llvm::Twine(S.peer) +
+                                 "'s channel to gpu " + llvm::Twine(S.gpu) + ")");
       SemUse &u = semUse_[o.id];
       (acquire ? u.acquires : u.releases) += times;
       if (acquire && u.firstAcquire[0] == ~0u) {
@@ -333,7 +335,7 @@ void KernelVerifier::checkWorkgroup(uint32_t kernel, uint32_t wg) {
     }
     case GpuOpKind::Flush:
       if (o.id >= k_.numGpus)
-        error(kernel, wg, i, "flushes the channel to gpu " + llvm::Twine(o.id) +
+        error(kernel, wg, i, "flush names the channel to gpu " + llvm::Twine(o.id) +
                                  ", but there are " + llvm::Twine(k_.numGpus) + " GPUs");
       break;
     case GpuOpKind::Loop:
