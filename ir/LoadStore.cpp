@@ -171,7 +171,7 @@ bool WavefrontStream::dataSegment(Segment &seg) {
       x.address = sliceOffset(r, shift, scratchWrap_) + r.footprint((first + j) * p);
       x.bytes = uint32_t(r.footprint(payload(first + j)));
       seg.body.push_back(x);
-      seg.stride.push_back(r.footprint(U * p));
+      seg.stride.push_back(iterations > 1 ? r.footprint(U * p) : 0);
     }
   };
   bool loads = false;
