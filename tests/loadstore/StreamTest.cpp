@@ -96,7 +96,7 @@ TEST(Streams, MemcpyLinesSplitOverWavefrontsAndUnrolled) {
                   "Store g1.output+64/128; Store g1.output+192/128] +256"});
   EXPECT_EQ(segments(k, p, 1),
             (Lines{"1 x [Load g0.input+512/128; Load g0.input+640/128; Waitcnt 0,-1; "
-                   "Store g1.output+576/128; Store g1.output+704/128] +256",
+                   "Store g1.output+576/128; Store g1.output+704/128] +0",
                    "1 x [Load g0.input+768/128; Load g0.input+896/104; Waitcnt 0,-1; "
                    "Store g1.output+832/128; Store g1.output+960/104] +0"}));
 }
@@ -106,7 +106,7 @@ TEST(Streams, PacketLinesCarryHalfAPayload) {
   KernelLevel k = level({memcpyOp(96, ref(0, BufferKind::Input, 32),
                                   ref(1, BufferKind::Scratch, 256, true))}, 1);
   EXPECT_EQ(segments(k, {128, 1}, 0),
-            (Lines{"1 x [Load g0.input+32/64; Waitcnt 0,-1; Store g1.scratch+256/128:ll] +128",
+            (Lines{"1 x [Load g0.input+32/64; Waitcnt 0,-1; Store g1.scratch+256/128:ll] +0",
                    "1 x [Load g0.input+96/32; Waitcnt 0,-1; Store g1.scratch+384/64:ll] +0"}));
 }
 
