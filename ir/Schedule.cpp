@@ -1,5 +1,6 @@
 #include "ir/Schedule.h"
 
+#include "ir/Kernels.h"
 #include "support/Diagnostics.h"
 
 #include <algorithm>
@@ -14,16 +15,7 @@ llvm::StringRef opKindName(OpKind k) {
   case OpKind::Recv: return "recv";
   case OpKind::Calc: return "calc";
   case OpKind::Collective: return "collective";
-  case OpKind::GpuLoad: return "load";
-  case OpKind::GpuStore: return "store";
-  case OpKind::GpuMemcpy: return "memcpy";
-  case OpKind::GpuPut: return "put";
-  case OpKind::GpuGet: return "get";
-  case OpKind::GpuSemAcquire: return "sem_acquire";
-  case OpKind::GpuSemRelease: return "sem_release";
-  case OpKind::GpuReduce: return "reduce";
-  case OpKind::GpuNop: return "nop";
-  case OpKind::GpuBarrier: return "barrier";
+  case OpKind::Kernel: return "kernel";
   }
   return "unknown";
 }
@@ -49,8 +41,11 @@ uint64_t Schedule::memoryBytes() const {
   auto bytes = [](const auto &v) { return uint64_t(v.size()) * sizeof(v[0]); };
   return bytes(rankBegin_) + bytes(kind_) + bytes(peer_) + bytes(size_) + bytes(tag_) +
          bytes(cpu_) + bytes(nic_) + bytes(succBegin_) + bytes(succ_) + bytes(labelCode_) +
-         bytes(labelChars_) + bytes(collectives_) + bytes(vsizes_) + bytes(gpuOps_) +
-         bytes(sourceBase_) + bytes(sourceOffset_);
+         bytes(labelChars_) + bytes(collectives_) + bytes(vsizes_) + bytes(sourceBase_) +
+         bytes(sourceOffset_) +
+         (kernels_ ? bytes(kernels_->kernels) + bytes(kernels_->workgroups) +
+                         bytes(kernels_->ops) + bytes(kernels_->semaphores)
+                   : 0);
 }
 
 llvm::SMLoc Schedule::sourceLoc(uint32_t g) const {
@@ -308,11 +303,6 @@ uint32_t ScheduleBuilder::addVSizes(llvm::ArrayRef<uint64_t> sizes) {
   uint32_t begin = static_cast<uint32_t>(sched_.vsizes_.size());
   sched_.vsizes_.insert(sched_.vsizes_.end(), sizes.begin(), sizes.end());
   return begin;
-}
-
-uint32_t ScheduleBuilder::addGpuOp(const GpuOpInfo &info) {
-  sched_.gpuOps_.push_back(info);
-  return static_cast<uint32_t>(sched_.gpuOps_.size() - 1);
 }
 
 Schedule ScheduleBuilder::finish() {

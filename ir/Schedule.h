@@ -11,8 +11,9 @@
 //     dependency, plus 4 per op when labels are kept (see label()) and 4 per op when
 //     source locations are kept (see sourceLoc()).
 //
-// Ops that later passes lower (collectives, GPU load/store operations) keep their
-// extra fields in side tables indexed by the op's `aux` slot (`peer` for those kinds).
+// Ops that later passes lower keep their extra fields in side tables indexed by the
+// op's `peer` slot: collectives in collectives(), GPU kernel launches in the kernel
+// level (ir/Kernels.h).
 #pragma once
 
 #include <llvm/ADT/ArrayRef.h>
@@ -22,6 +23,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -36,17 +38,9 @@ enum class OpKind : uint8_t {
   Calc = 3,
   // Before lowering (lower-collectives): `peer` indexes Schedule::collectives().
   Collective = 16,
-  // Before load-store unrolling: `peer` indexes Schedule::gpuOps().
-  GpuLoad = 32,
-  GpuStore,
-  GpuMemcpy,
-  GpuPut,
-  GpuGet,
-  GpuSemAcquire,
-  GpuSemRelease,
-  GpuReduce,
-  GpuNop,
-  GpuBarrier,
+  // A GPU kernel launch: `peer` indexes kernels()->kernels. Lowered by lower-kernels
+  // (to sends, recvs and calcs) or unrolled into instructions by unroll-loadstore.
+  Kernel = 32,
 };
 llvm::StringRef opKindName(OpKind k);
 inline bool isGoalCoreKind(OpKind k) {
@@ -78,12 +72,7 @@ struct Communicator {
   std::vector<uint32_t> ranks;    // global ranks, in communicator-rank order
 };
 
-struct GpuOpInfo {
-  uint64_t srcOffset = 0, dstOffset = 0;
-  uint32_t srcBuffer = 0, dstBuffer = 0;
-  uint32_t channel = 0, semaphore = 0;
-};
-
+class KernelLevel;
 class ScheduleBuilder;
 
 class Schedule {
@@ -132,8 +121,12 @@ public:
   llvm::ArrayRef<CollectiveInfo> collectives() const { return collectives_; }
   llvm::ArrayRef<Communicator> communicators() const { return communicators_; }
   llvm::ArrayRef<uint64_t> vsizes() const { return vsizes_; }
-  llvm::ArrayRef<GpuOpInfo> gpuOps() const { return gpuOps_; }
-  bool hasUnloweredOps() const { return !collectives_.empty() || !gpuOps_.empty(); }
+  /// The kernel level (null when the schedule launches no GPU kernels). Shared by
+  /// copies of the schedule; passes that change it install a new one.
+  const KernelLevel *kernels() const { return kernels_.get(); }
+  std::shared_ptr<KernelLevel> sharedKernels() const { return kernels_; }
+  void setKernels(std::shared_ptr<KernelLevel> k) { kernels_ = std::move(k); }
+  bool hasUnloweredOps() const { return !collectives_.empty() || kernels_ != nullptr; }
 
   /// Labels from the text the schedule was read from, for diagnostics only. Kept as
   /// one 32-bit code per op: `l<n>` labels (the usual form) are stored as the number,
@@ -179,7 +172,7 @@ private:
   std::vector<CollectiveInfo> collectives_;
   std::vector<Communicator> communicators_;
   std::vector<uint64_t> vsizes_;
-  std::vector<GpuOpInfo> gpuOps_;
+  std::shared_ptr<KernelLevel> kernels_;
 
   static constexpr uint32_t NoLabel = 0xFFFFFFFFu, LabelInTable = 0x80000000u;
   std::vector<uint32_t> labelCode_;   // per op when labels are kept
@@ -277,7 +270,7 @@ public:
     return sched_.communicators_[index];
   }
   uint32_t addVSizes(llvm::ArrayRef<uint64_t> sizes);
-  uint32_t addGpuOp(const GpuOpInfo &info);
+  void setKernels(std::shared_ptr<KernelLevel> k) { sched_.kernels_ = std::move(k); }
 
   /// Finishes the schedule; every rank must have been begun and ended.
   Schedule finish();

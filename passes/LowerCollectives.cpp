@@ -3,6 +3,7 @@
 // checker (-verify-collectives).
 #include "ir/Module.h"
 #include "passes/Pass.h"
+#include "passes/collectives/KernelLowering.h"
 #include "passes/collectives/Lowering.h"
 #include "passes/collectives/SemanticChecker.h"
 #include "support/Diagnostics.h"
@@ -41,6 +42,21 @@ cl::opt<bool> SchedgenDeps("coll-schedgen-deps",
                                     "patterns have (drops the transitive data dependencies of "
                                     "dissemination and rabenseifner; default off)"),
                            cl::cat(opts::passCategory()));
+cl::opt<std::string> Target("coll-target", cl::init("messages"), cl::value_desc("messages|kernels"),
+                           cl::desc("lower-collectives: what collectives become: sends, recvs "
+                                    "and calcs (messages, the default) or GPU kernel launches "
+                                    "of GPU operations (kernels; docs/loadstore.md)"),
+                           cl::cat(opts::passCategory()));
+cl::opt<unsigned> Workgroups("workgroups", cl::init(1), cl::value_desc("n"),
+                             cl::desc("lower-collectives -coll-target=kernels: workgroups per "
+                                      "GPU kernel, each moving its slice of every block "
+                                      "(1..1024); default 1"),
+                             cl::cat(opts::passCategory()));
+cl::opt<std::string> Transfer("coll-transfer", cl::init("put"), cl::value_desc("put|get"),
+                              cl::desc("lower-collectives -coll-target=kernels: put (write into "
+                                       "the peer, then signal) or get (signal, the peer reads); "
+                                       "default put"),
+                              cl::cat(opts::passCategory()));
 cl::opt<bool> VerifyCollectives("verify-collectives",
                                 cl::desc("lower-collectives: prove with the semantic checker "
                                          "that every lowered collective delivers its result"),
@@ -55,6 +71,10 @@ public:
     const Schedule &s = *m.schedule;
     if (s.collectives().empty())
       return llvm::Error::success();
+    if (Target != "messages" && Target != "kernels")
+      return usageError("-coll-target must be messages or kernels (got '" + Target + "')");
+    if (Target == "kernels")
+      return toKernels(m, ctx);
     coll::LoweringOptions o;
     if (Channels == 0 || Channels > 4096)
       return usageError("-coll-channels must be between 1 and 4096 (got " +
@@ -99,6 +119,27 @@ public:
         return reportedError();
       }
     }
+    m.schedule = std::move(*out);
+    return llvm::Error::success();
+  }
+
+private:
+  llvm::Error toKernels(Module &m, PassContext &ctx) {
+    coll::KernelLoweringOptions o;
+    if (Workgroups == 0 || Workgroups > 1024)
+      return usageError("-workgroups must be between 1 and 1024 (got " +
+                        llvm::Twine(unsigned(Workgroups)) + ")");
+    if (Transfer != "put" && Transfer != "get")
+      return usageError("-coll-transfer must be put or get (got '" + Transfer + "')");
+    if (m.schedule->kernels())
+      return usageError("-coll-target=kernels: the schedule already has a kernel level; lower "
+                        "its collectives in a separate run");
+    o.workgroups = Workgroups;
+    o.transfer = Transfer == "put" ? coll::Transfer::Put : coll::Transfer::Get;
+    std::optional<Schedule> out =
+        coll::lowerToKernels(*m.schedule, o, ctx.diags, m.workloadSource, &ctx.stats);
+    if (!out)
+      return reportedError();
     m.schedule = std::move(*out);
     return llvm::Error::success();
   }

@@ -1,7 +1,9 @@
 #include "passes/Verify.h"
 
 #include "ir/Collectives.h"
+#include "ir/Kernels.h"
 #include "ir/Module.h"
+#include "passes/KernelVerifier.h"
 #include "passes/Pass.h"
 #include "support/Diagnostics.h"
 #include "support/Options.h"
@@ -191,11 +193,13 @@ bool Verifier::checkOperands() {
           bad("uses communicator #" + llvm::Twine(s_.collectives()[peer].communicator) +
               ", but the schedule has " + llvm::Twine(s_.communicators().size()));
         break;
-      default:
-        if (peer >= s_.gpuOps().size())
-          bad("refers to GPU operation " + llvm::Twine(peer) + " of " +
-              llvm::Twine(s_.gpuOps().size()));
+      case OpKind::Kernel: {
+        size_t n = s_.kernels() ? s_.kernels()->kernels.size() : 0;
+        if (peer >= n)
+          bad("launches kernel " + llvm::Twine(peer) + ", but the schedule has " +
+              llvm::Twine(n) + " kernels");
         break;
+      }
       }
     }
   }
@@ -603,6 +607,8 @@ void Verifier::matchMessages() {
 bool Verifier::run(Statistics *stats) {
   unsigned errorsBefore = diags_.errorCount();
   if (!checkOperands())
+    return false;
+  if (s_.kernels() && !verifyKernels(s_, diags_, where_, stats))
     return false;
   checkCollectives();
   for (uint32_t r = 0; r < s_.numRanks() && !diags_.shouldStop(); ++r)

@@ -8,6 +8,13 @@
 namespace infracc::goal {
 namespace {
 
+/// A schedule that launches GPU kernels is lowered to messages first.
+std::vector<std::string> lowerKernels(const Module &m) {
+  if (m.schedule && m.schedule->kernels())
+    return {"lower-kernels"};
+  return {};
+}
+
 llvm::Error emitText(TargetContext &ctx) {
   const Schedule &s = *ctx.module.schedule;
   if (llvm::Error e = checkPlainText(s, ctx.diags, ctx.module.workloadSource))
@@ -43,21 +50,21 @@ RegisterTarget textTarget({.name = "goal",
                            .description = "plain GOAL text (for LogGOPSim's txt2bin and LLAMP)",
                            .needs = TargetNeeds::Workload,
                            .pointToPoint = true,
-                           .defaultPipeline = {},
+                           .defaultPipeline = lowerKernels,
                            .run = emitText});
 
 RegisterTarget extendedTarget({.name = "goal-extended",
                                .description = "GOAL text in infracc's extended dialect "
                                               "(communicators and collectives kept)",
                                .needs = TargetNeeds::Workload,
-                               .defaultPipeline = {},
+                               .defaultPipeline = lowerKernels,
                                .run = emitExtended});
 
 RegisterTarget binaryTarget({.name = "goal-bin",
                              .description = "binary GOAL, byte for byte as txt2bin writes it",
                              .needs = TargetNeeds::Workload,
                              .pointToPoint = true,
-                             .defaultPipeline = {},
+                             .defaultPipeline = lowerKernels,
                              .run = emitBinary});
 
 struct RegisterPrinter {

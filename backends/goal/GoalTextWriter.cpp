@@ -210,6 +210,11 @@ void printText(const Schedule &s, llvm::raw_ostream &os, bool extended) {
           break;
         }
         [[fallthrough]];
+      case OpKind::Kernel:
+        // Only reachable with `extended`: -print-after shows the launch.
+        b.put("kernel ");
+        b.num(s.peer(g));
+        break;
       default:
         // Only reachable with `extended` (checkPlainText rejects the rest).
         b.put(opKindName(k));

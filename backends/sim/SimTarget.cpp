@@ -245,7 +245,14 @@ RegisterTarget SimTarget({
     .needs = TargetNeeds::Workload,
     .writesDirectory = false,
     .pointToPoint = true,
-    .defaultPipeline = simPipeline,
+    .defaultPipeline =
+        [](const Module &m) {
+          std::vector<std::string> passes;
+          if (m.schedule && m.schedule->kernels())
+            passes.push_back("lower-kernels");   // GPU kernels run as their messages
+          llvm::append_range(passes, simPipeline(m));
+          return passes;
+        },
     .run = runSim,
 });
 

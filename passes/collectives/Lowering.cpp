@@ -2,6 +2,7 @@
 
 #include "passes/Pass.h"
 #include "passes/collectives/Algorithms.h"
+#include "passes/collectives/Splice.h"
 #include "support/Diagnostics.h"
 
 #include <llvm/ADT/DenseMap.h>
@@ -55,9 +56,8 @@ private:
 
   // Per-rank scratch.
   Fragment frag_;
-  std::vector<uint32_t> firstNew_, rootsBegin_, endsBegin_, roots_, ends_;
+  Splicer splicer_;
   llvm::DenseMap<uint32_t, uint32_t> seq_;
-  std::vector<uint8_t> scratchFlags_;
   uint64_t opsBefore_ = 0;
   uint64_t messages_ = 0, lowered_ = 0;
   std::vector<uint64_t> perAlgorithm_ = std::vector<uint64_t>(NumCollAlgorithms, 0);
@@ -101,21 +101,9 @@ bool Lowerer::prepare() {
         hostOfMember_[c].push_back(hosts_[r]);
   }
 
-  // Instance ids: the k-th collective of communicator c is instanceBase_[c] + k.
-  std::vector<uint64_t> count(comms.size(), 0);
-  llvm::DenseMap<uint32_t, uint32_t> perRank;
-  for (uint32_t r = 0; r < s_.numRanks(); ++r) {
-    perRank.clear();
-    for (uint32_t g = s_.rankBegin(r), e = g + s_.numOps(r); g < e; ++g)
-      if (s_.kind(g) == OpKind::Collective) {
-        uint32_t c = s_.collectives()[s_.peer(g)].communicator;
-        count[c] = std::max<uint64_t>(count[c], ++perRank[c]);
-      }
-  }
-  instanceBase_.assign(comms.size() + 1, 0);
-  for (size_t c = 0; c < comms.size(); ++c)
-    instanceBase_[c + 1] = instanceBase_[c] + count[c];
+  instanceBase_ = instanceBases(s_);
   instances_.resize(instanceBase_.back());
+  llvm::DenseMap<uint32_t, uint32_t> perRank;
   if (rec_)
     rec_->instances.resize(instances_.size());
 
@@ -194,29 +182,16 @@ bool Lowerer::prepare() {
 }
 
 void Lowerer::lowerRank(uint32_t r, ScheduleBuilder &b) {
-  uint32_t first = s_.rankBegin(r), n = s_.numOps(r);
-  b.beginRank(r);
-  firstNew_.assign(n, 0);
-  rootsBegin_.assign(size_t(n) + 1, 0);
-  endsBegin_.assign(size_t(n) + 1, 0);
-  roots_.clear();
-  ends_.clear();
   seq_.clear();
   Emitter e(frag_, emitOpts_);
   auto record = [&](OpRecord rec) {
     if (rec_)
       rec_->records.push_back(rec);
   };
-  for (uint32_t i = 0; i < n; ++i) {
-    uint32_t g = first + i;
-    rootsBegin_[i] = uint32_t(roots_.size());
-    endsBegin_[i] = uint32_t(ends_.size());
+  splicer_.rank(s_, r, b, frag_, [&](uint32_t g, uint32_t base) {
     if (s_.kind(g) != OpKind::Collective) {
-      uint32_t op = b.addOp(s_.kind(g), s_.peer(g), s_.size(g), s_.tag(g), s_.cpu(g), s_.nic(g));
-      roots_.push_back(op);
-      ends_.push_back(op);
       record(OpRecord{});
-      continue;
+      return false;
     }
     const CollectiveInfo &c = s_.collectives()[s_.peer(g)];
     const Communicator &comm = s_.communicators()[c.communicator];
@@ -235,7 +210,6 @@ void Lowerer::lowerRank(uint32_t r, ScheduleBuilder &b) {
     p.acrossHosts = in.acrossHosts;
     if (!hostOfMember_.empty())
       p.hostOf = hostOfMember_[c.communicator];
-    frag_.clear();
     bool barrier = c.kind == CollectiveKind::Barrier;
     e.begin(inst, s_.cpu(g), s_.nic(g), barrier);
     uint32_t channels = barrier ? 1 : opts_.channels;
@@ -247,34 +221,13 @@ void Lowerer::lowerRank(uint32_t r, ScheduleBuilder &b) {
     }
     ++lowered_;
     ++perAlgorithm_[uint32_t(in.algorithm)];
-    uint32_t base = b.opsInRank();
     if (frag_.ops.empty()) {
-      // Nothing to do here (a group of one): keep the program's order through it.
-      uint32_t op = b.addCalc(0, s_.cpu(g));
-      roots_.push_back(op);
-      ends_.push_back(op);
+      // A group of one: the splicer keeps a calc 0 in its place.
       record(OpRecord{uint32_t(inst), DataMode::None, ~0u, 0, 0, 0});
-      continue;
+      return true;
     }
-    for (const Fragment::Op &op : frag_.ops) {
-      b.addOp(op.kind, op.peer, op.size, op.tag, op.cpu, op.nic);
+    for (const Fragment::Op &op : frag_.ops)
       messages_ += op.kind == OpKind::Send;
-    }
-    std::vector<uint8_t> &flags = scratchFlags_;
-    flags.assign(frag_.ops.size(), 0);   // bit 0: has a predecessor, bit 1: a successor
-    for (auto [succ, predRaw] : frag_.deps) {
-      uint32_t pred = predRaw & ~Schedule::IRequiresBit;
-      b.addDependency(base + succ, base + pred,
-                      (predRaw & Schedule::IRequiresBit) ? DepKind::IRequires : DepKind::Requires);
-      flags[succ] |= 1;
-      flags[pred] |= 2;
-    }
-    for (uint32_t k = 0; k < frag_.ops.size(); ++k) {
-      if (!(flags[k] & 1))
-        roots_.push_back(base + k);
-      if (!(flags[k] & 2))
-        ends_.push_back(base + k);
-    }
     if (rec_) {
       uint64_t globalBase = opsBefore_ + base;
       uint32_t ivBase = uint32_t(rec_->intervals.size());
@@ -286,24 +239,9 @@ void Lowerer::lowerRank(uint32_t r, ScheduleBuilder &b) {
         rec_->records.push_back(rec);
       }
     }
-  }
-  rootsBegin_[n] = uint32_t(roots_.size());
-  endsBegin_[n] = uint32_t(ends_.size());
-  // The program's dependencies: on a collective's start (irequires) its first ops,
-  // on its end (requires) its last ops.
-  for (uint32_t i = 0; i < n; ++i)
-    for (uint32_t raw : s_.successorsRaw(first + i)) {
-      uint32_t succ = raw & ~Schedule::IRequiresBit;
-      bool start = raw & Schedule::IRequiresBit;
-      uint32_t pb = start ? rootsBegin_[i] : endsBegin_[i];
-      uint32_t pe = start ? rootsBegin_[i + 1] : endsBegin_[i + 1];
-      const std::vector<uint32_t> &preds = start ? roots_ : ends_;
-      for (uint32_t si = rootsBegin_[succ]; si < rootsBegin_[succ + 1]; ++si)
-        for (uint32_t pi = pb; pi < pe; ++pi)
-          b.addDependency(roots_[si], preds[pi], start ? DepKind::IRequires : DepKind::Requires);
-    }
-  opsBefore_ += b.opsInRank();
-  b.endRank();
+    return true;
+  });
+  opsBefore_ += b.opsInRank();   // still this rank's count after endRank
 }
 
 Schedule Lowerer::run(Statistics *stats) {
@@ -326,6 +264,24 @@ Schedule Lowerer::run(Statistics *stats) {
 }
 
 } // namespace
+
+std::vector<uint64_t> instanceBases(const Schedule &s) {
+  size_t comms = s.communicators().size();
+  std::vector<uint64_t> count(comms, 0);
+  llvm::DenseMap<uint32_t, uint32_t> perRank;
+  for (uint32_t r = 0; r < s.numRanks(); ++r) {
+    perRank.clear();
+    for (uint32_t g = s.rankBegin(r), e = g + s.numOps(r); g < e; ++g)
+      if (s.kind(g) == OpKind::Collective) {
+        uint32_t c = s.collectives()[s.peer(g)].communicator;
+        count[c] = std::max<uint64_t>(count[c], ++perRank[c]);
+      }
+  }
+  std::vector<uint64_t> base(comms + 1, 0);
+  for (size_t c = 0; c < comms; ++c)
+    base[c + 1] = base[c] + count[c];
+  return base;
+}
 
 std::optional<Schedule> lowerCollectives(const Schedule &s, const LoweringOptions &opts,
                                          llvm::ArrayRef<uint32_t> hostOfRank, DiagEngine &diags,

@@ -46,6 +46,10 @@ struct Recording {
   Protocol protocol = Protocol::Simple;
 };
 
+/// Collective instances: the k-th collective of communicator c (as each member issues
+/// them) is instance base[c] + k; base has one more entry, the total count.
+std::vector<uint64_t> instanceBases(const Schedule &s);
+
 /// Lowers `s`. `hostOfRank` (empty when unknown) gives each rank's host for the
 /// hierarchical algorithm. Problems are reported through diags; nullopt after errors.
 std::optional<Schedule> lowerCollectives(const Schedule &s, const LoweringOptions &opts,

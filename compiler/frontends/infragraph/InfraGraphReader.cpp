@@ -13,7 +13,6 @@
 #include <llvm/Support/Path.h>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <initializer_list>
@@ -912,62 +911,12 @@ std::shared_ptr<Infrastructure> Reader::document(const YamlNode *root, SMLoc fil
   return in;
 }
 
-// ---------------------------------------------------------------------------------
-// JSON syntax check: the YAML reader accepts more than JSON (comments, unquoted
-// strings, trailing text), so a .json file is first checked by a JSON parser.
-// ---------------------------------------------------------------------------------
-
-struct JsonSyntaxCheck : nlohmann::json::json_sax_t {
-  size_t errorPos = 0;
-  std::string message;
-  bool null() override { return true; }
-  bool boolean(bool) override { return true; }
-  bool number_integer(number_integer_t) override { return true; }
-  bool number_unsigned(number_unsigned_t) override { return true; }
-  bool number_float(number_float_t, const string_t &) override { return true; }
-  bool string(string_t &) override { return true; }
-  bool binary(binary_t &) override { return true; }
-  bool start_object(std::size_t) override { return true; }
-  bool key(string_t &) override { return true; }
-  bool end_object() override { return true; }
-  bool start_array(std::size_t) override { return true; }
-  bool end_array() override { return true; }
-  bool parse_error(std::size_t position, const std::string &, const nlohmann::json::exception &ex)
-      override {
-    errorPos = position;
-    message = ex.what();
-    return false;
-  }
-};
-
-bool checkJsonSyntax(llvm::MemoryBufferRef buffer, DiagEngine &diags) {
-  JsonSyntaxCheck check;
-  StringRef text = buffer.getBuffer();
-  bool ok = nlohmann::json::sax_parse(text.begin(), text.end(), &check);
-  if (ok)
-    return true;
-  // "[json.exception.parse_error.101] parse error at line 3, column 5: syntax error
-  // while parsing object - unexpected '}'; expected string literal": keep the part
-  // after the position, which DiagEngine prints itself.
-  StringRef msg(check.message);
-  size_t colon = msg.find(": ");
-  if (msg.contains("parse error at line") && colon != StringRef::npos)
-    msg = msg.substr(colon + 2);
-  size_t pos = check.errorPos ? check.errorPos - 1 : 0;
-  if (pos > text.size())
-    pos = text.size();
-  diags.error(SMLoc::getFromPointer(text.data() + pos), "JSON syntax: " + msg);
-  return false;
-}
-
 } // namespace
 
 std::shared_ptr<Infrastructure> read(llvm::MemoryBufferRef buffer, Syntax syntax,
                                      DiagEngine &diags) {
-  if (syntax == Syntax::Json && !checkJsonSyntax(buffer, diags))
-    return nullptr;
   YamlTree tree;
-  if (!tree.parse(buffer, diags))
+  if (!(syntax == Syntax::Json ? tree.parseJson(buffer, diags) : tree.parse(buffer, diags)))
     return nullptr;
   Reader reader(diags);
   auto defs = reader.document(tree.root(), SMLoc::getFromPointer(buffer.getBufferStart()),

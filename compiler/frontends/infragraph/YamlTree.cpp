@@ -9,6 +9,7 @@
 #include <llvm/Support/YAMLParser.h>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace infracc {
 
@@ -312,6 +313,53 @@ bool YamlTree::parse(llvm::MemoryBufferRef buffer, DiagEngine &diags) {
   if (stream.failed() && diags.errorCount() == before)
     diags.error(llvm::SMLoc::getFromPointer(buffer.getBufferStart()), "YAML syntax error");
   return diags.errorCount() == before;
+}
+
+namespace {
+
+struct JsonSyntaxCheck : nlohmann::json::json_sax_t {
+  size_t errorPos = 0;
+  std::string message;
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t &) override { return true; }
+  bool string(string_t &) override { return true; }
+  bool binary(binary_t &) override { return true; }
+  bool start_object(std::size_t) override { return true; }
+  bool key(string_t &) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t position, const std::string &, const nlohmann::json::exception &ex)
+      override {
+    errorPos = position;
+    message = ex.what();
+    return false;
+  }
+};
+
+} // namespace
+
+bool YamlTree::parseJson(llvm::MemoryBufferRef buffer, DiagEngine &diags) {
+  JsonSyntaxCheck check;
+  llvm::StringRef text = buffer.getBuffer();
+  if (!nlohmann::json::sax_parse(text.begin(), text.end(), &check)) {
+    // "[json.exception.parse_error.101] parse error at line 3, column 5: syntax error
+    // while parsing object - unexpected '}'; expected string literal": keep the part
+    // after the position, which DiagEngine prints itself.
+    llvm::StringRef msg(check.message);
+    size_t colon = msg.find(": ");
+    if (msg.contains("parse error at line") && colon != llvm::StringRef::npos)
+      msg = msg.substr(colon + 2);
+    size_t pos = check.errorPos ? check.errorPos - 1 : 0;
+    if (pos > text.size())
+      pos = text.size();
+    diags.error(llvm::SMLoc::getFromPointer(text.data() + pos), "JSON syntax: " + msg);
+    return false;
+  }
+  return parse(buffer, diags);
 }
 
 } // namespace infracc

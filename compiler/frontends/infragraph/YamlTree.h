@@ -54,6 +54,10 @@ public:
   /// Parses `buffer` (already registered with diags' SourceMgr). Syntax errors are
   /// reported through `diags`; returns false if any was.
   bool parse(llvm::MemoryBufferRef buffer, DiagEngine &diags);
+  /// The same for a JSON document: llvm::yaml reads more than JSON (comments,
+  /// unquoted strings, trailing text), so nlohmann::json checks the syntax first and
+  /// reports the first error at its line and column.
+  bool parseJson(llvm::MemoryBufferRef buffer, DiagEngine &diags);
   /// The document's root; null for an empty file.
   const YamlNode *root() const { return root_; }
 
