@@ -2,9 +2,33 @@
 
 #include <llvm/Support/Path.h>
 
+#include <csignal>
+#include <optional>
+
 namespace infracc {
 
 namespace fs = llvm::sys::fs;
+
+namespace {
+// SIGINT, SIGTERM and SIGHUP wait while it lives: TempFile::create makes the file and
+// only then registers it for removal on a signal, and commit renames several files,
+// so a signal in either would leave a stray temporary or half an output directory.
+class DeferInterrupts {
+public:
+  DeferInterrupts() {
+    sigset_t block;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &block, &old_);
+  }
+  ~DeferInterrupts() { pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+
+private:
+  sigset_t old_;
+};
+} // namespace
 
 OutputManager::OutputManager(std::string path, bool directoryTarget)
     : path_(std::move(path)), directory_(directoryTarget) {}
@@ -46,7 +70,9 @@ llvm::Expected<llvm::raw_ostream &> OutputManager::open(const std::string &final
                                                         llvm::StringRef tempModel) {
   llvm::SmallString<256> model(tempModel.empty() ? llvm::StringRef(finalName) : tempModel);
   model += ".tmp-%%%%%%";
+  std::optional<DeferInterrupts> defer(std::in_place);
   auto temp = fs::TempFile::create(model);
+  defer.reset();
   if (!temp)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "cannot write '" + finalName +
@@ -108,6 +134,7 @@ llvm::Expected<llvm::raw_ostream &> OutputManager::file(llvm::StringRef relative
 }
 
 llvm::Error OutputManager::commit() {
+  DeferInterrupts defer;
   if (toStdout()) {
     llvm::outs().flush();
     committed_ = true;

@@ -21,7 +21,8 @@ TEST(PassManager, PassesRunInTheOrderGiven) {
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err.rfind("infracc: error: unknown pass 'plce' in -passes; passes are: ", 0), 0u)
       << r.err;
-  EXPECT_NE(r.err.find("passes are: intranode-calc, lower-collectives, merge-jobs, place, remap-gpus, split-nodes, verify"),
+  EXPECT_NE(r.err.find("passes are: intranode-calc, lower-collectives, lower-kernels, merge-jobs, "
+                       "place, remap-gpus, split-nodes, unroll-loadstore, verify"),
             std::string::npos);
   // split-nodes before remap-gpus has nothing to split.
   r = d.run({"pairs4.goal", "-passes=split-nodes,remap-gpus", "-emit=goal"});

@@ -428,8 +428,9 @@ bool TextParser::parseHeader() {
   }
   // Every rank needs a block of at least 8 bytes ("rank 0{}"): a count the file cannot
   // hold is refused before anything per rank (the world communicator) is allocated.
+  // Small counts are left to the end, where the missing blocks are named.
   uint64_t size = uint64_t(end_ - begin_);
-  if (n > size / 8) {
+  if (n > size / 8 && n > (uint64_t(1) << 20)) {
     error(numLoc, "num_ranks is " + llvm::Twine(n) + ", but this file of " + llvm::Twine(size) +
                       " bytes has room for at most " + llvm::Twine(size / 8) +
                       " rank blocks (every rank needs one, e.g. 'rank 5 {}')");
