@@ -92,10 +92,27 @@ void writeFile(const std::string &path, const std::string &contents) {
   os << contents;
 }
 
+namespace {
+// The directories made by makeTempDir, removed when the test process ends (each ctest
+// entry is one process); INFRACC_KEEP_TEMP=1 keeps them for a look after a failure.
+struct TempDirs {
+  std::vector<std::string> dirs;
+  ~TempDirs() {
+    const char *keep = std::getenv("INFRACC_KEEP_TEMP");
+    if (keep && std::string(keep) == "1")
+      return;
+    for (const std::string &d : dirs)
+      llvm::sys::fs::remove_directories(d, /*IgnoreErrors=*/true);
+  }
+};
+TempDirs tempDirs;
+} // namespace
+
 std::string makeTempDir(const std::string &hint) {
   llvm::SmallString<128> dir;
   if (llvm::sys::fs::createUniqueDirectory("infracc-test-" + hint, dir))
     throw std::runtime_error("cannot create a temporary directory");
+  tempDirs.dirs.push_back(std::string(dir));
   return std::string(dir);
 }
 

@@ -32,8 +32,9 @@ std::vector<std::string> readmeCommand(const std::string &text);
 std::string readFile(const std::string &path);
 void writeFile(const std::string &path, const std::string &contents);
 
-/// A fresh, empty directory for one test (removed by the test fixture or left in
-/// the build tree's temp area).
+/// A fresh, empty directory `infracc-test-<hint>-*` in the system's temp directory
+/// ($TMPDIR), removed with everything in it when the test process exits (kept with
+/// INFRACC_KEEP_TEMP=1).
 std::string makeTempDir(const std::string &hint = "t");
 
 /// Compares `actual` with the golden file `tests/golden/<name>`. With the environment

@@ -92,7 +92,6 @@ TEST(VisualizeCli, FullViewBeyondMaxNodesDrawsTheOverview) {
   r = runInfracc({TwoRacks, "-emit=svg", "-view=full", "-max-nodes=20", "-Werror", "-o", out});
   EXPECT_EQ(r.status, 1);
   EXPECT_FALSE(llvm::sys::fs::exists(out));
-  llvm::sys::fs::remove_directories(dir);
 }
 
 TEST(VisualizeCli, PngAndPdfFiles) {
@@ -105,7 +104,6 @@ TEST(VisualizeCli, PngAndPdfFiles) {
     std::string data = readFile(out);
     EXPECT_TRUE(llvm::StringRef(data).starts_with(format == std::string("png") ? "\x89PNG" : "%PDF"));
   }
-  llvm::sys::fs::remove_directories(dir);
 }
 
 TEST(VisualizeCli, DeviceView) {
