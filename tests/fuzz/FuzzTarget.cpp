@@ -93,6 +93,9 @@ const std::vector<Target> &targets() {
       fileTarget("infragraph-json", "fabric.json", {"-emit=digest"}),
       fileTarget("goal-text", "workload.goal", {"-emit=sim"}),
       fileTarget("goal-bin", "workload.bin", {"-emit=sim"}),
+      // GPU kernels run as their messages (lower-kernels) on the simulator.
+      fileTarget("msccl", "plan.json", {"-emit=sim"}),
+      fileTarget("kernels", "workload.kernels", {"-emit=sim"}),
       {"blueprint",
        [](llvm::StringRef data, const std::string &) {
          return std::vector<std::string>{"-fabric=" + data.str(), "-emit=stats"};
