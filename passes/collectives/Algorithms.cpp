@@ -361,35 +361,43 @@ void recDoubAllgather(Emitter &e, const Group &g, const Layout &L, const AlgoPar
 
 // --- Trees -------------------------------------------------------------------------
 
+// Binomial trees moving `w` (an interval or a list of them) from or to member `root`.
 // Schedgen's binomialtreebcast (virtual ranks swap root and 0).
-void binomialBcast(Emitter &e, const Group &g, const Layout &L, const AlgoParams &p) {
+template <class Data>
+void binomialBcastOf(Emitter &e, const Group &g, uint32_t root, const Data &w) {
   uint32_t P = g.size();
   Ops o{e, g};
-  Interval w = L.whole();
-  uint32_t v = swapRoot(g.me, p.root), recv = None;
+  uint32_t v = swapRoot(g.me, root), recv = None;
   for (uint64_t bit = 1; bit < P; bit <<= 1) {
     if (v < bit && v + bit < P) {
-      uint32_t snd = o.send(swapRoot(uint32_t(v + bit), p.root), w);
+      uint32_t snd = o.send(swapRoot(uint32_t(v + bit), root), w);
       e.req(snd, recv);
     }
     if (v >= bit && v < 2 * bit)
-      recv = o.recv(swapRoot(uint32_t(v - bit), p.root), w, false);
+      recv = o.recv(swapRoot(uint32_t(v - bit), root), w, false);
   }
 }
 
 // Schedgen's binomialtreereduce: the send to the parent comes first in op order and
 // requires every recv from the children.
-void binomialReduce(Emitter &e, const Group &g, const Layout &L, const AlgoParams &p) {
+template <class Data>
+void binomialReduceOf(Emitter &e, const Group &g, uint32_t root, const Data &w) {
   uint32_t P = g.size();
   Ops o{e, g};
-  Interval w = L.whole();
-  uint32_t v = swapRoot(g.me, p.root), send = None;
+  uint32_t v = swapRoot(g.me, root), send = None;
   for (uint64_t bit = 1; bit < P; bit <<= 1) {
     if (v < bit && v + bit < P)
-      e.req(send, o.recv(swapRoot(uint32_t(v + bit), p.root), w, true));
+      e.req(send, o.recv(swapRoot(uint32_t(v + bit), root), w, true));
     if (v >= bit && v < 2 * bit)
-      send = o.send(swapRoot(uint32_t(v - bit), p.root), w);
+      send = o.send(swapRoot(uint32_t(v - bit), root), w);
   }
+}
+
+void binomialBcast(Emitter &e, const Group &g, const Layout &L, const AlgoParams &p) {
+  binomialBcastOf(e, g, p.root, L.whole());
+}
+void binomialReduce(Emitter &e, const Group &g, const Layout &L, const AlgoParams &p) {
+  binomialReduceOf(e, g, p.root, L.whole());
 }
 
 // Members [a, b) of the rotated order (vrank = member - root) as blocks.
@@ -795,49 +803,45 @@ void treeAllreduce(Emitter &e, const Group &g, const Layout &L, const AlgoParams
   e.sequence(start, mid);
 }
 
-// Intra-host, across hosts (one leader per host), intra-host again.
-void hierarchical(Emitter &e, const Group &g, const Layout &L, const AlgoParams &p) {
-  uint32_t P = g.size();
-  // Hosts in order of first appearance; the leader is the host's first member, or the
-  // root on the root's host.
-  llvm::SmallVector<uint32_t, 16> hosts;
-  std::vector<uint32_t> hostIndex(P);
-  for (uint32_t i = 0; i < P; ++i) {
-    auto it = std::find(hosts.begin(), hosts.end(), p.hostOf[i]);
-    hostIndex[i] = uint32_t(it - hosts.begin());
-    if (it == hosts.end())
-      hosts.push_back(p.hostOf[i]);
-  }
-  bool rooted = L.kind != K::Allreduce;
-  uint32_t rootHost = rooted ? hostIndex[p.root] : ~0u;
-  std::vector<uint32_t> local, leaders;
-  uint32_t myHost = hostIndex[g.me], meLocal = 0, leaderLocal = 0;
-  for (uint32_t i = 0; i < P; ++i)
-    if (hostIndex[i] == myHost) {
-      if (i == g.me)
-        meLocal = uint32_t(local.size());
-      if (rooted && i == p.root)
-        leaderLocal = uint32_t(local.size());
-      local.push_back(g.ranks[i]);
+// The hosts of a group: hosts in order of first appearance, each with its members (group
+// indices, in group order) and its leader: the first member, or the root on the root's
+// host.
+struct Hosts {
+  std::vector<std::vector<uint32_t>> members;
+  std::vector<uint32_t> leader;   // per host: the leading member
+  std::vector<uint32_t> hostOf;   // per member: its host
+  Hosts(const Group &g, const AlgoParams &p, bool rooted) : hostOf(g.size()) {
+    llvm::SmallVector<uint32_t, 16> ids;
+    for (uint32_t i = 0; i < g.size(); ++i) {
+      auto it = std::find(ids.begin(), ids.end(), p.hostOf[i]);
+      hostOf[i] = uint32_t(it - ids.begin());
+      if (it == ids.end()) {
+        ids.push_back(p.hostOf[i]);
+        members.emplace_back();
+        leader.push_back(i);
+      }
+      members[hostOf[i]].push_back(i);
     }
-  std::vector<uint32_t> leaderMember(hosts.size(), ~0u);
-  for (uint32_t i = 0; i < P; ++i) {
-    uint32_t h = hostIndex[i];
-    if (leaderMember[h] == ~0u || (rooted && i == p.root))
-      leaderMember[h] = i;
+    if (rooted)
+      leader[hostOf[p.root]] = p.root;
   }
-  uint32_t meLeader = ~0u, rootLeader = 0;
-  for (uint32_t h = 0; h < hosts.size(); ++h) {
-    if (leaderMember[h] == g.me)
-      meLeader = h;
-    if (h == rootHost)
-      rootLeader = h;
-    leaders.push_back(g.ranks[leaderMember[h]]);
+  static std::vector<uint32_t> ranks(const Group &g, llvm::ArrayRef<uint32_t> idx) {
+    std::vector<uint32_t> out;
+    for (uint32_t i : idx)
+      out.push_back(g.ranks[i]);
+    return out;
   }
-  if (!rooted || myHost != rootHost)
-    leaderLocal = 0;   // the first member leads
+  /// Where `member` is in `idx` (idx.size() when it is not).
+  static uint32_t position(llvm::ArrayRef<uint32_t> idx, uint32_t member) {
+    return uint32_t(std::find(idx.begin(), idx.end(), member) - idx.begin());
+  }
+};
+
+// Runs phases in order: a phase's first ops wait for the previous phase's last ones.
+struct Phases {
+  Emitter &e;
   llvm::SmallVector<uint32_t, 4> starts;
-  auto phase = [&](auto &&run) {
+  template <class Fn> void operator()(Fn &&run) {
     uint32_t start = e.numOps();
     run();
     if (e.numOps() == start)
@@ -845,14 +849,98 @@ void hierarchical(Emitter &e, const Group &g, const Layout &L, const AlgoParams 
     if (!starts.empty())
       e.sequence(starts.back(), start);
     starts.push_back(start);
-  };
+  }
+};
+
+// Allreduce, bcast and reduce: intra-host (binomial reduce to the host's leader), across
+// the hosts' leaders (the algorithm the policy picks for their number), intra-host
+// again (binomial bcast).
+void hierarchicalWhole(Emitter &e, const Group &g, const Layout &L, const AlgoParams &p) {
+  bool rooted = L.kind != K::Allreduce;
+  Hosts H(g, p, rooted);
+  uint32_t myHost = H.hostOf[g.me];
+  const std::vector<uint32_t> &mine = H.members[myHost];
+  std::vector<uint32_t> local = Hosts::ranks(g, mine), leaders = Hosts::ranks(g, H.leader);
+  uint32_t meLocal = Hosts::position(mine, g.me);
+  uint32_t leaderLocal = Hosts::position(mine, H.leader[myHost]);
+  uint32_t meLeader = Hosts::position(H.leader, g.me);
+  uint32_t rootLeader = rooted ? H.hostOf[p.root] : 0;
+  Phases phase{e, {}};
   bool up = L.kind == K::Allreduce || L.kind == K::Reduce;
   if (up && local.size() > 1)
     phase([&] { sub(e, A::Binomial, K::Reduce, local, meLocal, L, p, leaderLocal); });
-  if (meLeader != ~0u && leaders.size() > 1)
+  if (meLeader < leaders.size() && leaders.size() > 1)
     phase([&] { sub(e, p.acrossHosts, L.kind, leaders, meLeader, L, p, rootLeader); });
   if (L.kind != K::Reduce && local.size() > 1)
     phase([&] { sub(e, A::Binomial, K::Bcast, local, meLocal, L, p, leaderLocal); });
+}
+
+// Allgather and reduce-scatter, whose data is one block per member: a host's blocks are
+// those of its members, wherever they sit in the group. Allgather: the members send their
+// blocks to the host's leader, the leaders pass the hosts' blocks round a ring, each
+// leader broadcasts all blocks in its host (binomial). Reduce-scatter: a binomial reduce
+// of all blocks to each leader, a reduce-scatter ring of the hosts' blocks among the
+// leaders, then each leader sends every member of its host its block.
+void hierarchicalBlocks(Emitter &e, const Group &g, const Layout &L, const AlgoParams &p) {
+  Hosts H(g, p, false);
+  Ops o{e, g};
+  const uint32_t nh = uint32_t(H.members.size()), h = H.hostOf[g.me];
+  const std::vector<uint32_t> &mine = H.members[h];
+  const uint32_t leader = H.leader[h];
+  std::vector<uint32_t> localRanks = Hosts::ranks(g, mine);
+  Group local{localRanks, Hosts::position(mine, g.me)};
+  auto blocksOf = [&](uint32_t host) {
+    Intervals v;
+    for (uint32_t i : H.members[host])
+      v.push_back(L.block(i));
+    return v;
+  };
+  Intervals all;
+  for (uint32_t i = 0; i < g.size(); ++i)
+    all.push_back(L.block(i));
+  const bool reduce = L.kind == K::Reducescatter;
+  // The leaders' ring: step s passes on host h - s (allgather) or host h - s - 1
+  // (reduce-scatter, so that leader h ends with its own host's blocks reduced).
+  auto ring = [&] {
+    uint32_t next = H.leader[(h + 1) % nh], prev = H.leader[(h + nh - 1) % nh], last = None;
+    int64_t shift = reduce ? -1 : 0;
+    for (uint32_t s = 0; s + 1 < nh; ++s) {
+      uint32_t snd = o.send(next, blocksOf(mod(int64_t(h) - s + shift, nh)));
+      e.req(snd, last);
+      last = o.recv(prev, blocksOf(mod(int64_t(h) - s - 1 + shift, nh)), reduce);
+    }
+  };
+  // Between each member and its leader: its own block.
+  auto toLeader = [&] {
+    if (g.me != leader)
+      o.send(leader, L.block(g.me));
+    else
+      for (uint32_t i : mine)
+        if (i != leader)
+          o.recv(i, L.block(i), false);
+  };
+  auto fromLeader = [&] {
+    if (g.me != leader)
+      o.recv(leader, L.block(g.me), false);
+    else
+      for (uint32_t i : mine)
+        if (i != leader)
+          o.send(i, L.block(i));
+  };
+  Phases phase{e, {}};
+  if (mine.size() > 1)
+    phase([&] { reduce ? binomialReduceOf(e, local, 0, all) : toLeader(); });
+  if (g.me == leader && nh > 1)
+    phase(ring);
+  if (mine.size() > 1)
+    phase([&] { reduce ? fromLeader() : binomialBcastOf(e, local, 0, all); });
+}
+
+void hierarchical(Emitter &e, const Group &g, const Layout &L, const AlgoParams &p) {
+  if (L.kind == K::Allgather || L.kind == K::Reducescatter)
+    hierarchicalBlocks(e, g, L, p);
+  else
+    hierarchicalWhole(e, g, L, p);
 }
 
 } // namespace
@@ -888,7 +976,8 @@ bool applies(CollAlgorithm a, CollectiveKind k) {
     return k == K::Allgather || k == K::Allreduce || k == K::Reducescatter ||
            k == K::Alltoall || k == K::Alltoallv;
   case A::Hierarchical:
-    return k == K::Allreduce || k == K::Bcast || k == K::Reduce;
+    return k == K::Allreduce || k == K::Bcast || k == K::Reduce || k == K::Allgather ||
+           k == K::Reducescatter;
   }
   return false;
 }

@@ -7,6 +7,8 @@
 
 #include <llvm/ADT/DenseMap.h>
 
+#include <set>
+
 namespace infracc::coll {
 
 namespace {
@@ -53,6 +55,7 @@ private:
   std::vector<Instance> instances_;
   std::vector<llvm::DenseMap<uint32_t, uint32_t>> position_;   // per comm: rank -> member
   std::vector<std::vector<uint32_t>> hostOfMember_;            // per comm, when known
+  std::set<const SelectionRule *> reportedRules_;
 
   // Per-rank scratch.
   Fragment frag_;
@@ -137,7 +140,19 @@ bool Lowerer::prepare() {
       bool haveHosts = !hosts_.empty();
       CollAlgorithm a = static_cast<CollAlgorithm>(c.algorithm);
       if (a == CollAlgorithm::Auto) {
-        a = policy_.choose(c.kind, c.bytes, P, false);
+        Choice choice = policy_.choice(c.kind, c.bytes, P, haveHosts);
+        a = choice.algorithm;
+        if (choice.unusable) {
+          if (reportedRules_.insert(choice.unusable).second) {
+            diags_.error(choice.unusable->loc, "this rule matches the " +
+                                                   collectiveKindName(c.kind) + " of " +
+                                                   llvm::Twine(c.bytes) + " bytes on " +
+                                                   llvm::Twine(P) + " ranks, but " + choice.why);
+            if (c.loc.isValid())
+              diags_.note(c.loc, "the collective is here");
+          }
+          continue;
+        }
       } else if (std::string why = whyNot(a, c.kind, P, haveHosts); !why.empty()) {
         report(c, r, why);
         continue;

@@ -66,15 +66,26 @@ const SelectionPolicy &SelectionPolicy::defaults() {
   return p;
 }
 
-CollAlgorithm SelectionPolicy::choose(CollectiveKind k, uint64_t bytes, uint32_t ranks,
-                                      bool haveHosts) const {
+Choice SelectionPolicy::choice(CollectiveKind k, uint64_t bytes, uint32_t ranks,
+                              bool haveHosts) const {
+  Choice c;
   for (const auto *table : {&rules_, &defaults().rules_})
-    for (const SelectionRule &r : *table)
-      if (r.kind == k && bytes >= r.minBytes && bytes <= r.maxBytes && ranks >= r.minRanks &&
-          ranks <= r.maxRanks && (!r.pow2Only || isPow2(ranks)) &&
-          whyNot(r.algorithm, k, ranks, haveHosts).empty())
-        return r.algorithm;
-  return algorithmsFor(k).front();   // unreachable with the defaults
+    for (const SelectionRule &r : *table) {
+      if (r.kind != k || bytes < r.minBytes || bytes > r.maxBytes || ranks < r.minRanks ||
+          ranks > r.maxRanks || (r.pow2Only && !isPow2(ranks)))
+        continue;
+      std::string why = whyNot(r.algorithm, k, ranks, haveHosts);
+      if (why.empty()) {
+        c.algorithm = r.algorithm;
+        return c;
+      }
+      if (!c.unusable && table == &rules_) {
+        c.unusable = &r;
+        c.why = why;
+      }
+    }
+  c.algorithm = algorithmsFor(k).front();   // unreachable with the defaults
+  return c;
 }
 
 std::string SelectionPolicy::describe() const {

@@ -8,7 +8,8 @@
 //   alltoall       ..256          8..         bruck
 //
 // The first rule whose collective, size range and rank range match, and whose
-// algorithm can lower the case, wins.
+// algorithm can lower the case, wins. A rule of a file that matches but cannot lower
+// the case (hierarchical without the ranks' hosts) is an error, not a silent skip.
 #pragma once
 
 #include "ir/Collectives.h"
@@ -33,6 +34,14 @@ struct SelectionRule {
   llvm::SMLoc loc;   // in a selection file; unset for the defaults
 };
 
+struct Choice {
+  CollAlgorithm algorithm = CollAlgorithm::Auto;
+  /// A rule of the file that matched but whose algorithm cannot lower this case, and why
+  /// (the defaults are then used); null when none did.
+  const SelectionRule *unusable = nullptr;
+  std::string why;
+};
+
 class SelectionPolicy {
 public:
   /// The built-in table.
@@ -44,7 +53,10 @@ public:
   static std::optional<SelectionPolicy> parse(DiagEngine &diags, const std::string &text,
                                               const std::string &name);
 
-  CollAlgorithm choose(CollectiveKind k, uint64_t bytes, uint32_t ranks, bool haveHosts) const;
+  CollAlgorithm choose(CollectiveKind k, uint64_t bytes, uint32_t ranks, bool haveHosts) const {
+    return choice(k, bytes, ranks, haveHosts).algorithm;
+  }
+  Choice choice(CollectiveKind k, uint64_t bytes, uint32_t ranks, bool haveHosts) const;
   const std::vector<SelectionRule> &rules() const { return rules_; }
   /// The table as text, in the file syntax.
   std::string describe() const;

@@ -123,3 +123,54 @@ TEST(Selection, AlgorithmThatCannotLowerIsReportedAtTheStatement) {
 }
 
 } // namespace
+
+namespace {
+
+// Eight ranks, each an allgather then a reduce-scatter of 4096 bytes.
+const char *const BlocksGoal =
+    "num_ranks 8\n"
+    "rank 0 {\nl1: allgather 4096b\nl2: reducescatter 4096b\nl2 requires l1\n}\n"
+    "rank 1 {\nl1: allgather 4096b\nl2: reducescatter 4096b\nl2 requires l1\n}\n"
+    "rank 2 {\nl1: allgather 4096b\nl2: reducescatter 4096b\nl2 requires l1\n}\n"
+    "rank 3 {\nl1: allgather 4096b\nl2: reducescatter 4096b\nl2 requires l1\n}\n"
+    "rank 4 {\nl1: allgather 4096b\nl2: reducescatter 4096b\nl2 requires l1\n}\n"
+    "rank 5 {\nl1: allgather 4096b\nl2: reducescatter 4096b\nl2 requires l1\n}\n"
+    "rank 6 {\nl1: allgather 4096b\nl2: reducescatter 4096b\nl2 requires l1\n}\n"
+    "rank 7 {\nl1: allgather 4096b\nl2: reducescatter 4096b\nl2 requires l1\n}\n";
+
+TEST(Selection, HierarchicalRulesLowerAllgatherAndReducescatterOnAFabric) {
+  std::string dir = makeTempDir("coll-hier");
+  writeFile(dir + "/w.goal", BlocksGoal);
+  writeFile(dir + "/sel.txt", "allgather * * hierarchical\nreducescatter * * hierarchical\n");
+  // Round-robin over the 4 hosts of the DGX example: 2 ranks per host.
+  RunResult r = runInfracc({sourcePath("examples/dgx_cluster.yaml"), "w.goal",
+                            "-coll-selection=sel.txt", "-place=round-robin",
+                            "-passes=place,lower-collectives", "-verify-collectives",
+                            "-emit=goal", "-o", "plain.goal", "-stats"},
+                           dir);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("16 lower-collectives - Collectives lowered with hierarchical"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(" 2 lower-collectives - Collectives proven by the semantic checker"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST(Selection, HierarchicalRuleWithoutHostsIsAnErrorAtTheRule) {
+  std::string dir = makeTempDir("coll-hier");
+  writeFile(dir + "/w.goal", BlocksGoal);
+  writeFile(dir + "/sel.txt", "allgather * * hierarchical\n");
+  RunResult r = runInfracc({"w.goal", "-coll-selection=sel.txt", "-passes=lower-collectives",
+                            "-emit=goal"},
+                           dir);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "sel.txt:1:1: error: this rule matches the allgather of 4096 bytes on 8 ranks, "
+                   "but algorithm 'hierarchical' needs to know which host each rank is on: give "
+                   "a fabric and place the ranks (-passes=place,...)\n"
+                   "allgather * * hierarchical\n^\n"
+                   "w.goal:3:5: note: the collective is here\nl1: allgather 4096b\n    ^\n");
+}
+
+} // namespace
