@@ -12,7 +12,6 @@
 namespace infracc::sens {
 
 namespace {
-constexpr uint32_t None = Model::None;
 constexpr uint32_t IBit = Schedule::IRequiresBit;
 /// LogGOPSim's unsigned max of (s-1)O and (s-1)G, as a signed cost.
 int64_t unsignedMax(uint64_t a, uint64_t b) { return static_cast<int64_t>(std::max(a, b)); }
