@@ -243,7 +243,7 @@ template <class F> void Model::forEachClockAfter(uint32_t p, F &&f) const {
     // G varies: max((s-1)O, (s-1)G) is the larger of two lines (for a 0-byte message
     // LogGOPSim's wrap-around makes both negative: -min(O, G) = max(-O, -G)).
     const int64_t sm1 = static_cast<int64_t>(bytes) - 1;
-    if (pr.O.value() != 0 || sm1 < 0)
+    if (pr.O.value() != 0)
       f(p, Line{o + static_cast<int64_t>(cO), oB});
     f(p, Line{o, oB + sm1});
     return;
