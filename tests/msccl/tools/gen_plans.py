@@ -253,6 +253,30 @@ def allreduce_pipeline(P=4, unit=8):
     return plan("allreduce_pipeline", "allreduce", gpus)
 
 
+def allreduce_pipeline_reuse(P=2, unit=32, scratch_chunks=2**21):
+    """Two-GPU all-reduce in a pipeline of unit_size slices through a reused scratch
+    (reuse_resources): 2^21 scratch chunks of MSCCL++'s 64 MiB scratch are 32 bytes
+    each, so every iteration's slice lands in the same scratch bytes."""
+    gpus = [Gpu(i, P, P, scratch_chunks) for i in range(P)]
+    for i, g in enumerate(gpus):
+        j = 1 - i
+        g.channel("memory", [j])
+        t = g.tb()
+        ch = [t.ch("memory", 0)]
+        t.op("pipeline", iter_context={"unit_size": unit, "num_chunks": 1}, ops=[
+            {"name": "put", "src_buff": [L("i", j)], "dst_buff": [t.remote(j, "s", i)],
+             "channel_ids": ch, "channel_type": "memory"},
+            {"name": "signal", "channel_ids": ch, "channel_type": "memory"},
+            {"name": "wait", "channel_ids": ch, "channel_type": "memory"},
+            {"name": "re", "src_buff": [L("i", i), L("s", j)], "dst_buff": [L("o", i)],
+             "reduce_op": "sum"},
+            {"name": "put", "src_buff": [L("o", i)], "dst_buff": [t.remote(j, "o", i)],
+             "channel_ids": ch, "channel_type": "memory"},
+            {"name": "signal", "channel_ids": ch, "channel_type": "memory"},
+            {"name": "wait", "channel_ids": ch, "channel_type": "memory"}])
+    return plan("allreduce_pipeline_reuse", "allreduce", gpus, reuse_resources=True)
+
+
 def allreduce_nvls(P=4):
     """All-reduce with NVLink SHARP: each GPU load-reduces its block from the switch
     group's inputs and stores the sum into every member's output (glres)."""
@@ -375,6 +399,7 @@ PLANS = {
     "reducescatter_get": reducescatter_get,
     "alltoall_port": alltoall,
     "allreduce_pipeline": allreduce_pipeline,
+    "allreduce_pipeline_reuse": allreduce_pipeline_reuse,
     "allreduce_nvls": allreduce_nvls,
     "allgather_nvls": allgather_nvls,
     "allreduce_ll": allreduce_ll,

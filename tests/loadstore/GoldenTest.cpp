@@ -1,0 +1,150 @@
+// Golden outputs of the kernel-level targets: -emit=kernels of every test plan (and the
+// .kernels reader taking each back unchanged), -emit=loadstore (Figure 7 style),
+// -emit=goal and -emit=sim of kernel-level schedules, -emit=msccl of a collective
+// lowered to kernels; and round trips: plan -> -emit=msccl -> the same kernel level.
+#include "tests/loadstore/LoadStoreTestUtil.h"
+
+#include <gtest/gtest.h>
+
+namespace infracc::test {
+namespace {
+
+struct Plan {
+  const char *name;
+  const char *msg;   // -msg-size
+};
+
+// 1 MiB messages (3 MiB for the three-GPU plans, whose blocks are a third).
+const Plan Plans[] = {
+    {"allreduce_ring", "1048576"},     {"allgather_put", "1048576"},
+    {"allgather_get", "1048576"},      {"reducescatter_get", "1048576"},
+    {"alltoall_port", "1048576"},      {"allreduce_pipeline", "1048576"},
+    {"allreduce_nvls", "1048576"},     {"allgather_nvls", "1048576"},
+    {"allreduce_ll", "1048576"},       {"reducescatter_ll", "3145728"},
+    {"allgather_ll", "3145728"},       {"allgather_nvls_ll", "1048576"},
+    {"allreduce_pipeline_reuse", "1048576"},
+};
+
+std::string plan(const std::string &name) { return sourcePath("tests/msccl/inputs/" + name + ".json"); }
+std::string input(const std::string &name) { return sourcePath("tests/loadstore/inputs/" + name); }
+
+TEST(KernelsGolden, EveryPlanAsKernelText) {
+  for (const Plan &p : Plans) {
+    RunResult r = runInfracc({plan(p.name), "-emit=kernels", std::string("-msg-size=") + p.msg});
+    ASSERT_EQ(r.status, 0) << p.name << ": " << r.err;
+    EXPECT_EQ(compareGolden("loadstore/kernels/" + std::string(p.name) + ".kernels", r.out), "");
+    // The .kernels reader takes the dump back as it is.
+    std::string golden = sourcePath("tests/golden/loadstore/kernels/" + std::string(p.name) + ".kernels");
+    RunResult back = runInfracc({golden, "-emit=kernels"});
+    ASSERT_EQ(back.status, 0) << p.name << ": " << back.err;
+    EXPECT_EQ(back.out, r.out) << p.name;
+  }
+}
+
+TEST(KernelsGolden, PlansRoundTripThroughMsccl) {
+  for (const Plan &p : Plans) {
+    std::string msg = std::string("-msg-size=") + p.msg;
+    RunResult direct = runInfracc({plan(p.name), "-emit=kernels", msg});
+    std::string out = makeTempDir("rt") + "/plan.json";
+    RunResult written = runInfracc({plan(p.name), "-emit=msccl", msg, "-o", out});
+    ASSERT_EQ(written.status, 0) << p.name << ": " << written.err;
+    RunResult back = runInfracc({out, "-emit=kernels", msg});
+    ASSERT_EQ(back.status, 0) << p.name << ": " << back.err;
+    EXPECT_EQ(back.out, direct.out) << p.name;
+  }
+}
+
+/// A GOAL file with one collective statement on each of `ranks` ranks.
+std::string collectiveFile(const std::string &statement, int ranks) {
+  std::string t = "num_ranks " + std::to_string(ranks) + "\n";
+  for (int r = 0; r < ranks; ++r)
+    t += "rank " + std::to_string(r) + " {\nl1: " + statement + "\n}\n";
+  std::string path = makeTempDir("coll") + "/c.goal";
+  writeFile(path, t);
+  return path;
+}
+
+TEST(KernelsGolden, CollectiveKernelsRoundTripThroughMsccl) {
+  unsigned cases = 0;
+  for (std::string kind : {"allreduce", "allgather", "reducescatter", "alltoall"})
+    for (std::string algo : {"ring", "direct"})
+      for (std::string transfer : {"put", "get"}) {
+        if (kind == "alltoall" && algo == "ring")
+          continue;
+        std::string goal = collectiveFile(kind + " 1000b algo " + algo, 4);
+        std::vector<std::string> lower{goal, "-passes=lower-collectives", "-coll-target=kernels",
+                                       "-coll-transfer=" + transfer, "-workgroups=3"};
+        auto with = [&](std::vector<std::string> extra) {
+          std::vector<std::string> a = lower;
+          a.insert(a.end(), extra.begin(), extra.end());
+          return runInfracc(a);
+        };
+        RunResult direct = with({"-emit=kernels"});
+        ASSERT_EQ(direct.status, 0) << direct.err;
+        std::string out = makeTempDir("crt") + "/plan.json";
+        RunResult written = with({"-emit=msccl", "-o", out});
+        ASSERT_EQ(written.status, 0) << written.err;
+        // The plan names its message size (min = max): the allgather's output, the
+        // reducescatter's input, 4000 bytes; 1000 for the others.
+        std::string msg = kind == "allreduce" ? "1000" : "4000";
+        EXPECT_NE(readFile(out).find("\"min_message_size\": " + msg), std::string::npos);
+        RunResult back = runInfracc({out, "-emit=kernels", "-msg-size=" + msg});
+        ASSERT_EQ(back.status, 0) << back.err;
+        EXPECT_EQ(back.out, direct.out) << kind << " " << algo << " " << transfer;
+        ++cases;
+      }
+  EXPECT_EQ(cases, 14u);
+}
+
+TEST(KernelsGolden, CollectiveAsMscclPlan) {
+  std::string goal = collectiveFile("allgather 4096b algo ring", 4);
+  RunResult r = runInfracc({goal, "-passes=lower-collectives", "-coll-target=kernels",
+                            "-workgroups=2", "-emit=msccl"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(compareGolden("loadstore/msccl/allgather_ring_put.json", r.out), "");
+  r = runInfracc({goal, "-passes=lower-collectives", "-coll-target=kernels", "-emit=kernels"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(compareGolden("loadstore/kernels/allgather_ring_put_coll.kernels", r.out), "");
+}
+
+TEST(LoadStoreGolden, Figure7) {
+  RunResult r = runInfracc({input("figure7.kernels"), "-emit=loadstore", "-unroll=4",
+                            "-wavefronts=2"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(compareGolden("loadstore/loadstore/figure7.txt", r.out), "");
+}
+
+TEST(LoadStoreGolden, PipelineWithReusedScratch) {
+  RunResult r = runInfracc({plan("allreduce_pipeline_reuse"), "-msg-size=128", "-emit=loadstore",
+                            "-wg=1:0:0", "-unroll=2", "-cache-line=256"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(compareGolden("loadstore/loadstore/pipeline_reuse.txt", r.out), "");
+}
+
+TEST(LoadStoreGolden, PacketsAndReductions) {
+  RunResult r = runInfracc({plan("allreduce_ll"), "-msg-size=512", "-emit=loadstore"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(compareGolden("loadstore/loadstore/allreduce_ll.txt", r.out), "");
+}
+
+TEST(GoalOfKernels, PlansBecomeMessages) {
+  RunResult r = runInfracc({plan("allreduce_ll"), "-msg-size=1024", "-emit=goal"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(compareGolden("loadstore/goal/allreduce_ll.goal", r.out), "");
+  r = runInfracc({plan("allgather_get"), "-msg-size=4096", "-emit=goal"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(compareGolden("loadstore/goal/allgather_get.goal", r.out), "");
+  r = runInfracc({input("figure7.kernels"), "-emit=goal", "-gpu-copy-ns-per-byte=0.5"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(compareGolden("loadstore/goal/figure7.goal", r.out), "");
+}
+
+TEST(GoalOfKernels, SimulatedWithLogGOPSimsDefaults) {
+  // The lowered messages, run by the built-in LogGOPSim-exact simulator.
+  RunResult r = runInfracc({plan("allreduce_ring"), "-msg-size=1048576", "-emit=sim"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(compareGolden("loadstore/sim/allreduce_ring.txt", r.out), "");
+}
+
+} // namespace
+} // namespace infracc::test
