@@ -22,17 +22,10 @@ namespace infracc::sens {
 
 llvm::Expected<MessageCosts> fabricMessageCosts(const Module &m, const sim::LogGPParams &params,
                                                 llvm::StringRef param) {
-  if (!m.hasFabric())
-    return usageError("-sim-model=topo needs a fabric (an InfraGraph .yaml/.json file or "
-                      "-fabric=<blueprint>) besides the workload");
+  if (llvm::Error e = sim::checkTopoInputs(m))
+    return e;
   const Schedule &s = *m.schedule;
   const Placement &pl = m.placement;
-  if (pl.empty())
-    return usageError("-sim-model=topo needs the ranks placed on the fabric: add place to "
-                      "-passes (it runs by default when -passes is not given)");
-  if (pl.numRanks() != s.numRanks())
-    return inputError(fmt::format("the placement covers {} ranks but the schedule has {}",
-                                  pl.numRanks(), s.numRanks()));
   const FabricGraph &g = *m.fabric;
   std::string linkName;
   if (param.starts_with("link:")) {

@@ -31,6 +31,21 @@
 #include <map>
 
 namespace infracc::sim {
+
+llvm::Error checkTopoInputs(const Module &m) {
+  if (!m.hasFabric())
+    return usageError("-sim-model=topo needs a fabric (an InfraGraph .yaml/.json file or "
+                      "-fabric=<blueprint>) besides the workload");
+  const Placement &pl = m.placement;
+  if (pl.empty())
+    return usageError("-sim-model=topo needs the ranks placed on the fabric: add place to "
+                      "-passes (it runs by default when -passes is not given)");
+  if (pl.numRanks() != m.schedule->numRanks())
+    return inputError(fmt::format("the placement covers {} ranks but the schedule has {}",
+                                  pl.numRanks(), m.schedule->numRanks()));
+  return llvm::Error::success();
+}
+
 namespace {
 
 class TopoCosts : public LinkCostModel {
@@ -53,17 +68,10 @@ public:
 
 llvm::Expected<std::unique_ptr<LinkCostModel>> makeTopoCosts(const Module &m,
                                                              const LogGPParams &params) {
-  if (!m.hasFabric())
-    return usageError("-sim-model=topo needs a fabric (an InfraGraph .yaml/.json file or "
-                      "-fabric=<blueprint>) besides the workload");
+  if (llvm::Error e = checkTopoInputs(m))
+    return e;
   const Schedule &s = *m.schedule;
   const Placement &pl = m.placement;
-  if (pl.empty())
-    return usageError("-sim-model=topo needs the ranks placed on the fabric: add place to "
-                      "-passes (it runs by default when -passes is not given)");
-  if (pl.numRanks() != s.numRanks())
-    return inputError(fmt::format("the placement covers {} ranks but the schedule has {}",
-                                  pl.numRanks(), s.numRanks()));
   if (llvm::Error e = checkSwitchLatencyOption())
     return e;
   auto lat = switchLatencies(*m.fabric, m.diags, m.fabricSource);
