@@ -3,7 +3,6 @@
 #include <llvm/Support/Path.h>
 
 #include <csignal>
-#include <optional>
 
 namespace infracc {
 
@@ -70,9 +69,10 @@ llvm::Expected<llvm::raw_ostream &> OutputManager::open(const std::string &final
                                                         llvm::StringRef tempModel) {
   llvm::SmallString<256> model(tempModel.empty() ? llvm::StringRef(finalName) : tempModel);
   model += ".tmp-%%%%%%";
-  std::optional<DeferInterrupts> defer(std::in_place);
-  auto temp = fs::TempFile::create(model);
-  defer.reset();
+  auto temp = [&] {
+    DeferInterrupts defer;
+    return fs::TempFile::create(model);
+  }();
   if (!temp)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "cannot write '" + finalName +

@@ -23,7 +23,8 @@ TEST(Sensitivity, RingAllreduceIsLinearInLAsTheSimulatorSays) {
   std::string goal = sourcePath("examples/ring-allreduce-16.goal");
   RunResult r = runInfracc({goal, "-emit=sensitivity"});
   ASSERT_EQ(r.status, 0) << r.err;
-  // 30 messages on the critical path: 2(p-1) ring steps of 16 ranks.
+  // 30 messages on the critical path: 2(p-1) ring steps of 16 ranks. T(0) + 30 * 2500 is
+  // 12084180, what LogGOPSim printed for this file at its default L (ReadmeExamples).
   EXPECT_NE(r.out.find("T(L=0 ns) = 12009180 ns\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("               0         100000         12009180           30\n"),
             std::string::npos)
