@@ -163,7 +163,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   llvm::StringRef bytes(reinterpret_cast<const char *>(data), size);
   std::vector<std::string> args = Chosen->prepare(bytes, Dir);
   // Small enough that an input asking for more is refused at once, not after a long run.
-  args.push_back("-max-memory=64M");
+  args.push_back("-max-memory=8M");
   args.push_back("-o");
   args.push_back("/dev/null");
   infracc::runDriverInProcess(args);

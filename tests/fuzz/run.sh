@@ -30,6 +30,11 @@ for t in "${targets[@]}"; do
     status=1
     echo "fuzz-$t: FAILED (exit $rc); log: $log"
     grep -E 'ERROR|SUMMARY|Test unit written' "$log" | head -5
+    # The input itself, so a failure in a log (CI) can be replayed without the artifact.
+    for a in "$build/fuzz/artifacts/$t-"*; do
+      [ -f "$a" ] && echo "input $(basename "$a") (hex, first 512 bytes):" &&
+        head -c 512 "$a" | od -An -tx1 | head -40
+    done
   else
     echo "fuzz-$t: ${summary:-done}"
   fi
