@@ -130,6 +130,17 @@ TEST(MscclPlanErrors, UnknownKeysAreWarnedAbout) {
                               "'src_buff'"}));
 }
 
+// MSCCL++'s DSL (microsoft/mscclpp 1f5f065, e.g. its allgather_nvls_zero_copy.py) writes
+// 'rank' into buffer references; its executor never reads it, and neither warns about it.
+TEST(MscclPlanErrors, TheDslsRankInABufferReferenceIsAccepted) {
+  std::string t = plan(R"({"name": "copy", "src_buff": [{"type": "i", "index": 0, "size": 1,
+       "rank": 0}], "dst_buff": [{"type": "o", "index": 0, "size": 1, "rnak": 0}]})");
+  RunResult r = runOnText("t.json", t, {"-emit=kernels"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(messages(r.err), Lines{at(t, "\"rnak\"") + ": warning: unknown key 'rnak' in a "
+                                   "buffer reference (MSCCL++ ignores it); did you mean 'rank'?"});
+}
+
 TEST(MscclPlanErrors, Sizes) {
   std::string t = plan(R"({"name": "nop"})");
   std::string tooFine = ": error: the input buffer of 1000 bytes (from -msg-size=1000) does "

@@ -22,7 +22,9 @@ using llvm::Twine;
 
 constexpr unsigned MaxDeviceSyncers = 16;   // MSCCL++'s MAX_DEVICE_SYNCERS
 
-// Keys MSCCL++ reads, per kind of object; others draw a warning (a typo is likely).
+// Keys MSCCL++ reads, per kind of object; others draw a warning (a typo is likely). Also
+// accepted silently: 'rank' in a buffer reference, which MSCCL++'s own DSL writes in NVLS
+// plans and its executor never reads (checked with the DSL of microsoft/mscclpp 1f5f065).
 constexpr StringRef PlanKeys[] = {"name", "collective", "protocol", "inplace", "reuse_resources",
                                   "num_threads_per_block", "use_double_scratch_buffer",
                                   "buffer_alignment", "min_message_size", "max_message_size",
@@ -33,7 +35,8 @@ constexpr StringRef TbKeys[] = {"id", "ops", "channels", "remote_buffer_refs"};
 constexpr StringRef OpKeys[] = {"name", "channel_type", "channel_ids", "src_buff", "dst_buff",
                                 "reduce_op", "tbg_info", "barrier_id", "num_threadblocks",
                                 "semaphore_ids", "iter_context", "ops"};
-constexpr StringRef BuffKeys[] = {"type", "buffer_id", "switch_channel_id", "index", "size"};
+constexpr StringRef BuffKeys[] = {"type", "buffer_id", "switch_channel_id", "index", "size",
+                                  "rank"};
 
 /// A chunk range of an operation, resolved to bytes.
 struct Range {
