@@ -20,6 +20,10 @@ llvm::StringRef opKindName(OpKind k) {
   return "unknown";
 }
 
+llvm::StringRef loweringPassFor(OpKind k) {
+  return k == OpKind::Kernel ? "lower-kernels" : "lower-collectives";
+}
+
 llvm::StringRef collectiveKindName(CollectiveKind k) {
   switch (k) {
   case CollectiveKind::Allreduce: return "allreduce";

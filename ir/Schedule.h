@@ -46,6 +46,9 @@ llvm::StringRef opKindName(OpKind k);
 inline bool isGoalCoreKind(OpKind k) {
   return k == OpKind::Send || k == OpKind::Recv || k == OpKind::Calc;
 }
+/// The pass that turns a kind that is not a GOAL core kind into sends, recvs and calcs
+/// ("lower-collectives", "lower-kernels"), for messages that say what to add to -passes.
+llvm::StringRef loweringPassFor(OpKind k);
 
 inline constexpr uint32_t AnySource = 0xFFFFFFFFu;
 inline constexpr uint32_t AnyTag = 0xFFFFFFFFu;

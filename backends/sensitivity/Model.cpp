@@ -45,8 +45,9 @@ llvm::Error Model::buildElements() {
   for (uint64_t g = 0; g < N; ++g)
     if (!isGoalCoreKind(s.kind(g)))
       return inputError(fmt::format("rank {}, op {}: '{}' is not lowered; the analysis runs "
-                                    "on send, recv and calc (lower collectives first)",
-                                    s.rankOf(g), s.opName(g), opKindName(s.kind(g)).str()));
+                                    "on send, recv and calc (add {} to -passes)",
+                                    s.rankOf(g), s.opName(g), opKindName(s.kind(g)).str(),
+                                    loweringPassFor(s.kind(g)).str()));
   partner_ = matchMessages(s);
   std::vector<uint32_t> rankOf(N);
   for (uint32_t r = 0; r < P; ++r)

@@ -59,8 +59,8 @@ llvm::Error checkSimulatable(const Schedule &s) {
         return llvm::createStringError(
             llvm::inconvertibleErrorCode(),
             opName(s, r, g) + ": '" + opKindName(k).str() +
-                "' is not lowered; the simulator runs send, recv and calc only (lower "
-                "collectives and GPU operations with the lowering passes first)");
+                "' is not lowered; the simulator runs send, recv and calc only (add " +
+                loweringPassFor(k).str() + " to -passes)");
       bool badPeer = (k == OpKind::Send && s.peer(g) >= P) ||
                      (k == OpKind::Recv && s.peer(g) >= P && s.peer(g) != AnySource);
       if (badPeer)

@@ -107,6 +107,20 @@ TEST(KernelsGolden, CollectiveAsMscclPlan) {
   EXPECT_EQ(compareGolden("loadstore/kernels/allgather_ring_put_coll.kernels", r.out), "");
 }
 
+TEST(KernelsGolden, ExplicitPassesNameTheMissingLowering) {
+  // With -passes given, nothing is added: the simulator names the pass that is missing.
+  std::string goal = collectiveFile("allgather 4096b algo ring", 4);
+  RunResult r = runInfracc({goal, "-passes=lower-collectives", "-coll-target=kernels",
+                            "-emit=sim"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, goal + ": error: rank 0, l1 (op 0): 'kernel' is not lowered; the simulator "
+                          "runs send, recv and calc only (add lower-kernels to -passes)\n");
+  r = runInfracc({goal, "-passes=lower-collectives,lower-kernels", "-coll-target=kernels",
+                  "-emit=sim"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("Host 3: "), std::string::npos) << r.out;
+}
+
 TEST(LoadStoreGolden, Figure7) {
   RunResult r = runInfracc({input("figure7.kernels"), "-emit=loadstore", "-unroll=4",
                             "-wavefronts=2"});

@@ -409,7 +409,7 @@ TEST(SimChecks, RejectsUnloweredOpsAndPeersOutOfRange) {
   llvm::Error e = sim::checkSimulatable(b.finish());
   EXPECT_EQ(llvm::toString(std::move(e)),
             "rank 0, op 1: 'collective' is not lowered; the simulator runs send, recv and calc "
-            "only (lower collectives and GPU operations with the lowering passes first)");
+            "only (add lower-collectives to -passes)");
   ScheduleBuilder c(2);
   c.beginRank(1);
   c.addRecv(8, 5);
