@@ -416,7 +416,7 @@ const YamlNode *Combiner::run(llvm::ArrayRef<SourceDoc> docs, std::string *origi
                                      "of devices given together with '" + infraDoc->path +
                                      "' (valid keys: name, description, devices)");
     const YamlNode::Entry *devs = b->entry("devices");
-    if (!devs)
+    if (!devs || devs->value->isNullScalar())
       continue;
     if (!devicesKeyLoc.isValid() || &d == infraDoc)
       devicesKeyLoc = devs->keyLoc;
