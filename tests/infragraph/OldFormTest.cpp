@@ -40,6 +40,13 @@ std::vector<std::string> with(std::vector<std::string> args,
   return args;
 }
 
+// Reads a.yaml, a file with instances, together with b.yaml (`b`), both written to `dir`.
+RunResult withInstancesFile(const std::string &dir, const std::string &b) {
+  writeFile(dir + "/a.yaml", "instances: [{name: x, device: d, count: 1}]\n");
+  writeFile(dir + "/b.yaml", b);
+  return runInfracc({dir + "/a.yaml", dir + "/b.yaml"});
+}
+
 // A device and an infrastructure in one older-form document.
 const std::string OneFile = R"(devices:
 - name: box
@@ -244,11 +251,8 @@ TEST(OldForm, CurrentFormFilesCombineTheirDevicesToo) {
 
 TEST(OldForm, OneFileHoldsTheInfrastructure) {
   std::string dir = makeTempDir("combine");
-  std::string a = "instances: [{name: x, device: d, count: 1}]\n";
   std::string b = "devices: []\nlinks: [{name: l}]\n";
-  writeFile(dir + "/a.yaml", a);
-  writeFile(dir + "/b.yaml", b);
-  RunResult r = runInfracc({dir + "/a.yaml", dir + "/b.yaml"});
+  RunResult r = withInstancesFile(dir, b);
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err, errorAt(b, "links", "'" + dir + "/b.yaml' describes an infrastructure "
                                        "('links'), and so does '" + dir + "/a.yaml'; of the "
@@ -259,11 +263,8 @@ TEST(OldForm, OneFileHoldsTheInfrastructure) {
 
 TEST(OldForm, ADevicesFileHoldsOnlyDevices) {
   std::string dir = makeTempDir("combine");
-  std::string a = "instances: [{name: x, device: d, count: 1}]\n";
   std::string b = "devices: [{name: d, components: [{name: p, type: port}]}]\nannotations: {}\n";
-  writeFile(dir + "/a.yaml", a);
-  writeFile(dir + "/b.yaml", b);
-  RunResult r = runInfracc({dir + "/a.yaml", dir + "/b.yaml"});
+  RunResult r = withInstancesFile(dir, b);
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err, errorAt(b, "annotations", "unknown key 'annotations' in '" + dir +
                                                  "/b.yaml', a file of devices given together "

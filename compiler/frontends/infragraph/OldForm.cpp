@@ -101,6 +101,8 @@ private:
   YamlNode *edge(const Connection &c, bool infra);
   void appendEdges(YamlNode *edges, const YamlNode *connections, bool infra,
                    const std::string &what, std::vector<Connection> &parsed);
+  bool mergeEdges(YamlNode *out, const YamlNode::Entry &e, YamlNode *&edges, bool infra,
+                  const std::string &what, std::vector<Connection> &parsed);
   bool checkDevicesDefined(const YamlNode *infra, llvm::ArrayRef<SourceDoc> docs);
 
   std::deque<YamlNode> &pool_;
@@ -203,6 +205,25 @@ void Combiner::appendEdges(YamlNode *edges, const YamlNode *connections, bool in
     }
 }
 
+// `edges` and `connections` of a device or the infrastructure go into one `edges`
+// list of `out`; false when `e` is neither.
+bool Combiner::mergeEdges(YamlNode *out, const YamlNode::Entry &e, YamlNode *&edges, bool infra,
+                          const std::string &what, std::vector<Connection> &parsed) {
+  if (e.key != "connections" && (e.key != "edges" || e.value->kind != YamlNode::Seq))
+    return false;
+  if (!edges) {
+    edges = make(YamlNode::Seq, e.value->loc);
+    add(out, "edges", edges, e.keyLoc);
+  }
+  if (e.key == "edges") {
+    llvm::append_range(edges->items, e.value->items);
+  } else {
+    sawOldForm(e.keyLoc);
+    appendEdges(edges, e.value, infra, what, parsed);
+  }
+  return true;
+}
+
 const YamlNode *Combiner::convertComponent(const YamlNode *comp, DeviceInfo &info) {
   const YamlNode::Entry *type = comp->entry("type");
   if (comp->kind != YamlNode::Map || !type || comp->get("choice"))
@@ -292,18 +313,7 @@ const YamlNode *Combiner::convertDevice(const YamlNode *dev) {
       add(out, e.key, comps, e.keyLoc);
     } else if (e.key == "links") {
       add(out, e.key, convertLinks(e.value), e.keyLoc);
-    } else if (e.key == "connections" || (e.key == "edges" && e.value->kind == YamlNode::Seq)) {
-      if (!edges) {
-        edges = make(YamlNode::Seq, e.value->loc);
-        add(out, "edges", edges, e.keyLoc);
-      }
-      if (e.key == "edges") {
-        llvm::append_range(edges->items, e.value->items);
-      } else {
-        sawOldForm(e.keyLoc);
-        appendEdges(edges, e.value, false, "device '" + devName + "'", parsed);
-      }
-    } else {
+    } else if (!mergeEdges(out, e, edges, false, "device '" + devName + "'", parsed)) {
       out->entries.push_back(e);
     }
   }
@@ -446,18 +456,7 @@ const YamlNode *Combiner::run(llvm::ArrayRef<SourceDoc> docs, std::string *origi
       devicesAdded = true;
     } else if (e.key == "links") {
       add(out, e.key, convertLinks(e.value), e.keyLoc);
-    } else if (e.key == "connections" || (e.key == "edges" && e.value->kind == YamlNode::Seq)) {
-      if (!edges) {
-        edges = make(YamlNode::Seq, e.value->loc);
-        add(out, "edges", edges, e.keyLoc);
-      }
-      if (e.key == "edges") {
-        llvm::append_range(edges->items, e.value->items);
-      } else {
-        sawOldForm(e.keyLoc);
-        appendEdges(edges, e.value, true, "the infrastructure", parsed);
-      }
-    } else {
+    } else if (!mergeEdges(out, e, edges, true, "the infrastructure", parsed)) {
       out->entries.push_back(e);
     }
   }
