@@ -183,6 +183,14 @@ connections:
                                             "InfraGraph allows"));
 }
 
+TEST(OldForm, AnUnknownTypeIsNamedAsWritten) {
+  std::string doc = "devices:\n- name: d\n  components: [{name: x, type: gpu}]\n";
+  Expanded r = expandText(doc);
+  EXPECT_EQ(r.log, errorAt(doc, "gpu", "'type' of component 'x' of device 'd' is 'gpu'; valid "
+                                       "values are custom, device, cpu, xpu, nic, memory, port, "
+                                       "switch; did you mean 'cpu'?"));
+}
+
 TEST(OldForm, ConnectionsMustBeAList) {
   std::string doc = "devices:\n- name: d\n  components: [{name: x, type: xpu}]\n"
                     "  connections: x.0.l.x.1\n";
@@ -263,14 +271,16 @@ TEST(OldForm, OneFileHoldsTheInfrastructure) {
 
 TEST(OldForm, ADevicesFileHoldsOnlyDevices) {
   std::string dir = makeTempDir("combine");
-  std::string b = "devices: [{name: d, components: [{name: p, type: port}]}]\nannotations: {}\n";
+  std::string b = "infrastructure:\n  devices: [{name: d, components: [{name: p, type: port}]}]\n"
+                  "  nmae: x\nannotations: {}\n";
   RunResult r = withInstancesFile(dir, b);
   EXPECT_EQ(r.status, 1);
-  EXPECT_EQ(r.err, errorAt(b, "annotations", "unknown key 'annotations' in '" + dir +
-                                                 "/b.yaml', a file of devices given together "
-                                                 "with '" + dir + "/a.yaml' (valid keys: name, "
-                                                 "description, devices)",
-                           1, 0, dir + "/b.yaml"));
+  auto unknown = [&](const std::string &key) {
+    return errorAt(b, key, "unknown key '" + key + "' in '" + dir + "/b.yaml', a file of devices "
+                           "given together with '" + dir + "/a.yaml' (valid keys: name, "
+                           "description, devices)", 1, 0, dir + "/b.yaml");
+  };
+  EXPECT_EQ(r.err, unknown("nmae") + unknown("annotations"));
 }
 
 TEST(OldForm, ABlueprintIsGivenAlone) {

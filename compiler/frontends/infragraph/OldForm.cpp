@@ -1,5 +1,6 @@
 #include "compiler/frontends/infragraph/OldForm.h"
 
+#include "ir/Topology.h"
 #include "support/Diagnostics.h"
 
 #include <llvm/ADT/STLExtras.h>
@@ -93,7 +94,8 @@ private:
     return root && root->kind == YamlNode::Map ? root : nullptr;
   }
   const YamlNode *convertDevice(const YamlNode *dev);
-  const YamlNode *convertComponent(const YamlNode *comp, DeviceInfo &info);
+  const YamlNode *convertComponent(const YamlNode *comp, const std::string &device,
+                                   DeviceInfo &info);
   const YamlNode *convertLink(const YamlNode *link);
   const YamlNode *convertLinks(const YamlNode *links);
   std::optional<Connection> parseConnection(const YamlNode *n, bool infra, const std::string &what);
@@ -224,11 +226,24 @@ bool Combiner::mergeEdges(YamlNode *out, const YamlNode::Entry &e, YamlNode *&ed
   return true;
 }
 
-const YamlNode *Combiner::convertComponent(const YamlNode *comp, DeviceInfo &info) {
-  const YamlNode::Entry *type = comp->entry("type");
-  if (comp->kind != YamlNode::Map || !type || comp->get("choice"))
+const YamlNode *Combiner::convertComponent(const YamlNode *comp, const std::string &device,
+                                           DeviceInfo &info) {
+  const YamlNode::Entry *type = comp->kind == YamlNode::Map ? comp->entry("type") : nullptr;
+  if (!type || comp->get("choice"))
     return comp;   // current form, or not a component: the reader checks it
   sawOldForm(type->keyLoc);
+  // The reader would check the value as 'choice', a key the user did not write.
+  const YamlNode *name = comp->get("name");
+  if (type->value->kind == YamlNode::Scalar && !parseComponentKind(type->value->value)) {
+    std::vector<StringRef> kinds;
+    for (unsigned k = 0; k < NumComponentKinds; ++k)
+      kinds.push_back(componentKindName(ComponentKind(k)));
+    diags_.error(type->value->loc,
+                 fmt::format("'type' of component '{}' of device '{}' is '{}'; valid values are "
+                             "custom, device, cpu, xpu, nic, memory, port, switch{}",
+                             name && name->kind == YamlNode::Scalar ? name->value : "?", device,
+                             type->value->value, didYouMean(type->value->value, kinds)));
+  }
   YamlNode *out = make(YamlNode::Map, comp->loc);
   for (const YamlNode::Entry &e : comp->entries) {
     if (e.key == "external")   // the older form's marker for ports leaving the device
@@ -236,7 +251,6 @@ const YamlNode *Combiner::convertComponent(const YamlNode *comp, DeviceInfo &inf
     if (&e == type) {
       add(out, "choice", e.value, e.keyLoc);
       // `type: custom` carried no type name: the component's name is the closest.
-      const YamlNode *name = comp->get("name");
       if (e.value->value == "custom" && !comp->get("custom") && name &&
           name->kind == YamlNode::Scalar) {
         YamlNode *custom = make(YamlNode::Map, e.value->loc);
@@ -247,7 +261,6 @@ const YamlNode *Combiner::convertComponent(const YamlNode *comp, DeviceInfo &inf
     }
     out->entries.push_back(e);
   }
-  const YamlNode *name = comp->get("name");
   if (!comp->get("count") && name && name->kind == YamlNode::Scalar)
     info.components[name->value].node = out;   // the count is filled in at the end
   return out;
@@ -309,7 +322,7 @@ const YamlNode *Combiner::convertDevice(const YamlNode *dev) {
     if (e.key == "components" && e.value->kind == YamlNode::Seq) {
       YamlNode *comps = make(YamlNode::Seq, e.value->loc);
       for (const YamlNode *c : e.value->items)
-        comps->items.push_back(convertComponent(c, info));
+        comps->items.push_back(convertComponent(c, devName, info));
       add(out, e.key, comps, e.keyLoc);
     } else if (e.key == "links") {
       add(out, e.key, convertLinks(e.value), e.keyLoc);
@@ -419,12 +432,22 @@ const YamlNode *Combiner::run(llvm::ArrayRef<SourceDoc> docs, std::string *origi
   SMLoc devicesKeyLoc;
   for (const SourceDoc &d : docs) {
     const YamlNode *b = body(d.root);
-    if (&d != infraDoc)
+    if (&d != infraDoc) {
+      // A file of devices holds only devices, with nothing beside an
+      // `infrastructure:` wrapper.
+      auto unknown = [&](const YamlNode::Entry &e) {
+        diags_.error(e.keyLoc, "unknown key '" + e.key + "' in '" + d.path + "', a file of " +
+                                   "devices given together with '" + infraDoc->path +
+                                   "' (valid keys: name, description, devices)");
+      };
       for (const YamlNode::Entry &e : b->entries)
         if (e.key != "devices" && e.key != "name" && e.key != "description")
-          diags_.error(e.keyLoc, "unknown key '" + e.key + "' in '" + d.path + "', a file " +
-                                     "of devices given together with '" + infraDoc->path +
-                                     "' (valid keys: name, description, devices)");
+          unknown(e);
+      if (b != d.root)
+        for (const YamlNode::Entry &e : d.root->entries)
+          if (e.key != "infrastructure")
+            unknown(e);
+    }
     const YamlNode::Entry *devs = b->entry("devices");
     if (!devs || devs->value->isNullScalar())
       continue;
