@@ -159,24 +159,45 @@ llvm::Error Driver::readInputs() {
   llvm::append_range(inputs, opts::lgsInputs());
   if (llvm::count(inputs, "-") > 1)
     return usageError("standard input ('-') is given more than once");
+  // Classify everything first: fabric files of a format that combines files (e.g.
+  // InfraGraph device files plus the infrastructure) are read in one load.
+  std::vector<const InputFormat *> formats;
   for (const std::string &path : inputs) {
     if (path != "-" && !llvm::sys::fs::exists(path))
       return usageError("no such file: '" + path + "'");
     llvm::Expected<const InputFormat *> fmt = InputRegistry::classify(path);
     if (!fmt)
       return fmt.takeError();
-    bool isFabric = (*fmt)->role == InputRole::Fabric;
-    if (isFabric && module_.fabricDefs)
-      return usageError("two fabrics given ('" + module_.fabricSource + "' and '" + path +
-                        "'); give one fabric per run");
+    formats.push_back(*fmt);
+  }
+  std::vector<std::string> fabricFiles;
+  const InputFormat *fabricFormat = nullptr;
+  size_t firstFabric = inputs.size();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (formats[i]->role != InputRole::Fabric)
+      continue;
+    bool combines = fabricFormat == formats[i] && formats[i]->combinesFiles;
+    if (module_.fabricDefs || (fabricFormat && !combines))
+      return usageError("two fabrics given ('" +
+                        (module_.fabricDefs ? module_.fabricSource : fabricFiles.front()) +
+                        "' and '" + inputs[i] + "'); give one fabric per run");
+    fabricFormat = formats[i];
+    fabricFiles.push_back(inputs[i]);
+    firstFabric = std::min(firstFabric, i);
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const std::string &path = inputs[i];
+    bool isFabric = formats[i]->role == InputRole::Fabric;
+    if (isFabric && i != firstFabric)
+      continue;   // read together with the first fabric file
     TimeScope ts(timer(("read " + path).c_str()));
-    InputContext ctx{module_, diags_, path};
-    if (llvm::Error e = (*fmt)->load(ctx))
+    InputContext ctx{module_, diags_, path, isFabric ? fabricFiles : std::vector{path}};
+    if (llvm::Error e = formats[i]->load(ctx))
       return e;
     if (diags_.hasErrors())
       return reportedError();
-    if (isFabric && module_.fabricSource.empty())
-      module_.fabricSource = path;
+    if (isFabric && module_.fabricSource.empty())   // of several: the infrastructure's
+      module_.fabricSource = fabricFiles.size() > 1 ? module_.fabricDefs->origin : path;
   }
   if (module_.jobs.size() == 1) {
     module_.workloadSource = module_.jobs.front().source;

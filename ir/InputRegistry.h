@@ -29,6 +29,9 @@ struct InputContext {
   Module &module;
   DiagEngine &diags;
   std::string path;   // as given on the command line ("-" for standard input)
+  /// Every file of this input: just `path`, or, for a format that combines files,
+  /// all its files given in one run, in command-line order (path is the first).
+  std::vector<std::string> paths;
 };
 
 struct InputFormat {
@@ -45,6 +48,9 @@ struct InputFormat {
   std::function<llvm::Error(InputContext &)> load;
   /// The format can be given as a directory (e.g. one trace file per rank).
   bool acceptsDirectory = false;
+  /// Several files of this (fabric) format given in one run form one input, read
+  /// by one call of `load` (e.g. InfraGraph device files plus the infrastructure).
+  bool combinesFiles = false;
 };
 
 /// Inputs that come from options rather than files (e.g. -fabric=clos:radix=8 builds

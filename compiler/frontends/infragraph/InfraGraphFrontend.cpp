@@ -1,5 +1,5 @@
 // Registers the InfraGraph reader as the input format for .yaml, .yml and .json
-// fabric files.
+// fabric files; several given together form one fabric (their devices combine).
 #include "compiler/frontends/infragraph/InfraGraphReader.h"
 #include "ir/InputRegistry.h"
 #include "ir/Module.h"
@@ -24,12 +24,13 @@ RegisterInputFormat InfraGraphFormat({
     .role = InputRole::Fabric,
     .sniff = sniffInfraGraph,
     .load = [](InputContext &ctx) -> llvm::Error {
-      auto defs = infragraph::readFile(ctx.path, ctx.diags);
+      auto defs = infragraph::readFiles(ctx.paths, ctx.diags);
       if (!defs)
         return reportedError();
       ctx.module.fabricDefs = std::move(defs);
       return llvm::Error::success();
     },
+    .combinesFiles = true,
 });
 
 } // namespace

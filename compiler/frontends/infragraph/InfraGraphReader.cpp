@@ -1,6 +1,7 @@
 #include "compiler/frontends/infragraph/InfraGraphReader.h"
 
 #include "blueprints/Blueprint.h"
+#include "compiler/frontends/infragraph/OldForm.h"
 #include "compiler/frontends/infragraph/YamlTree.h"
 #include "ir/InputRegistry.h"
 #include "support/Diagnostics.h"
@@ -913,34 +914,68 @@ std::shared_ptr<Infrastructure> Reader::document(const YamlNode *root, SMLoc fil
 
 } // namespace
 
+namespace {
+
+// Reads parsed documents: combined and converted from the older form when needed.
+std::shared_ptr<Infrastructure> readDocuments(llvm::ArrayRef<SourceDoc> docs, DiagEngine &diags) {
+  unsigned before = diags.errorCount();
+  std::deque<YamlNode> pool;
+  std::string origin;
+  const YamlNode *root = combineDocuments(docs, pool, diags, &origin);
+  std::shared_ptr<Infrastructure> defs;
+  if (diags.errorCount() == before)
+    defs = Reader(diags).document(root, docs.front().start, origin);
+  // The reader skips the rest of the document once the error limit is reached.
+  if (diags.shouldStop())
+    diags.announceStop();
+  return diags.errorCount() == before ? defs : nullptr;
+}
+
+} // namespace
+
 std::shared_ptr<Infrastructure> read(llvm::MemoryBufferRef buffer, Syntax syntax,
                                      DiagEngine &diags) {
   YamlTree tree;
   if (!(syntax == Syntax::Json ? tree.parseJson(buffer, diags) : tree.parse(buffer, diags)))
     return nullptr;
-  Reader reader(diags);
-  auto defs = reader.document(tree.root(), SMLoc::getFromPointer(buffer.getBufferStart()),
-                              buffer.getBufferIdentifier());
-  // The reader skips the rest of the document once the error limit is reached.
-  if (diags.shouldStop())
-    diags.announceStop();
-  return defs;
+  SourceDoc doc{tree.root(), buffer.getBufferIdentifier().str(),
+                SMLoc::getFromPointer(buffer.getBufferStart())};
+  return readDocuments(doc, diags);
+}
+
+std::shared_ptr<Infrastructure> readFiles(llvm::ArrayRef<std::string> paths, DiagEngine &diags) {
+  std::deque<YamlTree> trees;
+  std::vector<SourceDoc> docs;
+  bool ok = true;
+  for (const std::string &path : paths) {
+    auto buf = openInputFile(path, /*nulTerminated=*/false);
+    if (!buf) {
+      diags.error(path, "cannot read the file: " + buf.getError().message());
+      ok = false;
+      continue;
+    }
+    llvm::MemoryBufferRef ref = (*buf)->getMemBufferRef();
+    std::string ext = llvm::sys::path::extension(path).lower();
+    Syntax syntax = ext == ".json" ? Syntax::Json : Syntax::Yaml;
+    if (ext != ".json" && ext != ".yaml" && ext != ".yml" &&
+        ref.getBuffer().ltrim(" \t\r\n").starts_with("{"))
+      syntax = Syntax::Json;
+    diags.addBuffer(std::move(*buf));
+    YamlTree &tree = trees.emplace_back();
+    if (!(syntax == Syntax::Json ? tree.parseJson(ref, diags) : tree.parse(ref, diags))) {
+      ok = false;
+      continue;
+    }
+    docs.push_back({tree.root(), ref.getBufferIdentifier().str(),
+                    SMLoc::getFromPointer(ref.getBufferStart())});
+  }
+  if (!ok)
+    return nullptr;
+  return readDocuments(docs, diags);
 }
 
 std::shared_ptr<Infrastructure> readFile(llvm::StringRef path, DiagEngine &diags) {
-  auto buf = openInputFile(path, /*nulTerminated=*/false);
-  if (!buf) {
-    diags.error(path, "cannot read the file: " + buf.getError().message());
-    return nullptr;
-  }
-  llvm::MemoryBufferRef ref = (*buf)->getMemBufferRef();
-  std::string ext = llvm::sys::path::extension(path).lower();
-  Syntax syntax = ext == ".json" ? Syntax::Json : Syntax::Yaml;
-  if (ext != ".json" && ext != ".yaml" && ext != ".yml" &&
-      ref.getBuffer().ltrim(" \t\r\n").starts_with("{"))
-    syntax = Syntax::Json;
-  diags.addBuffer(std::move(*buf));
-  return read(ref, syntax, diags);
+  return readFiles({path.str()}, diags);
 }
 
 } // namespace infracc::infragraph

@@ -13,10 +13,12 @@
 
 #include "ir/Topology.h"
 
+#include <llvm/ADT/ArrayRef.h>
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Support/MemoryBufferRef.h>
 
 #include <memory>
+#include <string>
 
 namespace infracc {
 
@@ -36,6 +38,11 @@ std::shared_ptr<Infrastructure> read(llvm::MemoryBufferRef buffer, Syntax syntax
 /// picks JSON for a .json name (or content starting with '{'), YAML otherwise.
 /// A file that cannot be opened is an error (reported); returns null on any error.
 std::shared_ptr<Infrastructure> readFile(llvm::StringRef path, DiagEngine &diags);
+
+/// Reads files given together as one fabric: their devices combine, and one of them
+/// holds the infrastructure (compiler/frontends/infragraph/OldForm.h). Documents in
+/// InfraGraph's older form are converted to the current schema.
+std::shared_ptr<Infrastructure> readFiles(llvm::ArrayRef<std::string> paths, DiagEngine &diags);
 
 } // namespace infragraph
 } // namespace infracc
