@@ -4,6 +4,9 @@
 #include "passes/collectives/Algorithms.h"
 #include "passes/collectives/Splice.h"
 #include "support/Diagnostics.h"
+#include "support/Limits.h"
+
+#include <fmt/format.h>
 
 #include <llvm/ADT/DenseMap.h>
 
@@ -17,7 +20,18 @@ struct Instance {
   CollAlgorithm algorithm = CollAlgorithm::Auto;
   CollAlgorithm acrossHosts = CollAlgorithm::Auto;
   std::vector<uint64_t> pairOffset;   // alltoallv only
+  uint32_t firstRank = 0, firstOp = ~0u;  // the member that issued it first, and its op
 };
+
+// Memory of one op of the lowered schedule, for the -max-memory check: kind, peer, size,
+// tag, cpu, nic (20 bytes), about two dependencies and their index (12), source offset (4),
+// rounded up.
+constexpr uint64_t BytesPerLoweredOp = 40;
+
+bool isRooted(CollectiveKind k) {
+  return k == CollectiveKind::Bcast || k == CollectiveKind::Reduce ||
+         k == CollectiveKind::Gather || k == CollectiveKind::Scatter;
+}
 
 class Lowerer {
 public:
@@ -31,7 +45,9 @@ public:
   }
 
   bool prepare();
-  Schedule run(Statistics *stats);
+  /// False (after an error) when the lowered schedule would not fit in -max-memory.
+  bool fitsInMemory();
+  std::optional<Schedule> run(Statistics *stats);
 
 private:
   void report(const CollectiveInfo &c, uint32_t rank, const llvm::Twine &msg) {
@@ -41,6 +57,8 @@ private:
       diags_.error(where_, "rank " + llvm::Twine(rank) + ": " + msg);
   }
   void lowerRank(uint32_t r, ScheduleBuilder &b);
+  /// Collective op `g` of rank `r`, instance `inst`, generated into frag_.
+  void emitCollective(Emitter &e, uint32_t r, uint32_t g, uint64_t inst);
 
   const Schedule &s_;
   const LoweringOptions &opts_;
@@ -137,6 +155,8 @@ bool Lowerer::prepare() {
       if (seen[inst])
         continue;
       seen[inst] = 1;
+      instances_[inst].firstRank = r;
+      instances_[inst].firstOp = g;
       bool haveHosts = !hosts_.empty();
       CollAlgorithm a = static_cast<CollAlgorithm>(c.algorithm);
       if (a == CollAlgorithm::Auto) {
@@ -196,6 +216,71 @@ bool Lowerer::prepare() {
   return diags_.errorCount() == errors;
 }
 
+void Lowerer::emitCollective(Emitter &e, uint32_t r, uint32_t g, uint64_t inst) {
+  const CollectiveInfo &c = s_.collectives()[s_.peer(g)];
+  const Communicator &comm = s_.communicators()[c.communicator];
+  const Instance &in = instances_[inst];
+  Group grp{comm.ranks, position_[c.communicator].lookup(r)};
+  Layout L;
+  L.kind = c.kind;
+  L.bytes = c.bytes;
+  L.members = grp.size();
+  L.pairOffset = in.pairOffset;
+  AlgoParams p;
+  p.root = c.root;
+  p.chunkBytes = opts_.chunkBytes;
+  p.schedgenDeps = opts_.schedgenDeps;
+  p.acrossHosts = in.acrossHosts;
+  if (!hostOfMember_.empty())
+    p.hostOf = hostOfMember_[c.communicator];
+  bool barrier = c.kind == CollectiveKind::Barrier;
+  e.begin(inst, s_.cpu(g), s_.nic(g), barrier);
+  uint32_t channels = barrier ? 1 : opts_.channels;
+  L.channels = channels;
+  for (uint32_t ch = 0; ch < channels; ++ch) {
+    e.setChannel(ch);
+    L.channel = ch;
+    generate(e, in.algorithm, grp, L, p);
+  }
+}
+
+bool Lowerer::fitsInMemory() {
+  // Each instance's size from the member that issued it first, times its members: exact
+  // for the symmetric algorithms, an upper bound for rooted ones when the first member is
+  // the root, so those are left to the check while lowering (run).
+  Emitter e(frag_, emitOpts_);
+  uint64_t total = s_.numOps(), largest = 0;
+  const Instance *big = nullptr;
+  for (const Instance &in : instances_) {
+    if (in.firstOp == ~0u)
+      continue;
+    const CollectiveInfo &c = s_.collectives()[s_.peer(in.firstOp)];
+    if (isRooted(c.kind))
+      continue;
+    emitCollective(e, in.firstRank, in.firstOp, uint64_t(&in - instances_.data()));
+    uint64_t ops = frag_.ops.size() * s_.communicators()[c.communicator].ranks.size();
+    total += ops;
+    if (ops > largest) {
+      largest = ops;
+      big = &in;
+    }
+  }
+  frag_ = Fragment();
+  if (!big)
+    return true;
+  const CollectiveInfo &c = s_.collectives()[s_.peer(big->firstOp)];
+  uint64_t members = s_.communicators()[c.communicator].ranks.size();
+  std::string what = fmt::format("lowering the collectives (the largest: {} of {} bytes on {} "
+                                 "ranks, {}, {} operations per rank)",
+                                 collectiveKindName(c.kind).str(), c.bytes, members,
+                                 collAlgorithmName(big->algorithm).str(), largest / members);
+  if (std::optional<std::string> msg = exceedsMemory(what, total, BytesPerLoweredOp)) {
+    report(c, big->firstRank, *msg);
+    return false;
+  }
+  return true;
+}
+
 void Lowerer::lowerRank(uint32_t r, ScheduleBuilder &b) {
   seq_.clear();
   Emitter e(frag_, emitOpts_);
@@ -209,31 +294,9 @@ void Lowerer::lowerRank(uint32_t r, ScheduleBuilder &b) {
       return false;
     }
     const CollectiveInfo &c = s_.collectives()[s_.peer(g)];
-    const Communicator &comm = s_.communicators()[c.communicator];
     uint64_t inst = instanceBase_[c.communicator] + seq_[c.communicator]++;
     const Instance &in = instances_[inst];
-    Group grp{comm.ranks, position_[c.communicator].lookup(r)};
-    Layout L;
-    L.kind = c.kind;
-    L.bytes = c.bytes;
-    L.members = grp.size();
-    L.pairOffset = in.pairOffset;
-    AlgoParams p;
-    p.root = c.root;
-    p.chunkBytes = opts_.chunkBytes;
-    p.schedgenDeps = opts_.schedgenDeps;
-    p.acrossHosts = in.acrossHosts;
-    if (!hostOfMember_.empty())
-      p.hostOf = hostOfMember_[c.communicator];
-    bool barrier = c.kind == CollectiveKind::Barrier;
-    e.begin(inst, s_.cpu(g), s_.nic(g), barrier);
-    uint32_t channels = barrier ? 1 : opts_.channels;
-    L.channels = channels;
-    for (uint32_t ch = 0; ch < channels; ++ch) {
-      e.setChannel(ch);
-      L.channel = ch;
-      generate(e, in.algorithm, grp, L, p);
-    }
+    emitCollective(e, r, g, inst);
     ++lowered_;
     ++perAlgorithm_[uint32_t(in.algorithm)];
     if (frag_.ops.empty()) {
@@ -259,11 +322,21 @@ void Lowerer::lowerRank(uint32_t r, ScheduleBuilder &b) {
   opsBefore_ += b.opsInRank();   // still this rank's count after endRank
 }
 
-Schedule Lowerer::run(Statistics *stats) {
+std::optional<Schedule> Lowerer::run(Statistics *stats) {
   ScheduleBuilder b(s_.numRanks());
   b.reserve(s_.numOps(), s_.numDependencies());
-  for (uint32_t r = 0; r < s_.numRanks(); ++r)
+  for (uint32_t r = 0; r < s_.numRanks(); ++r) {
     lowerRank(r, b);
+    // Rooted collectives (and estimates that were low) are caught here, rank by rank.
+    if (std::optional<std::string> msg =
+            exceedsMemory("lowering the collectives (" + std::to_string(opsBefore_) +
+                              " operations after " + std::to_string(r + 1) + " of " +
+                              std::to_string(s_.numRanks()) + " ranks)",
+                          opsBefore_, BytesPerLoweredOp)) {
+      diags_.error(where_, *msg);
+      return std::nullopt;
+    }
+  }
   Schedule out = b.finish();
   if (stats) {
     stats->add("lower-collectives", "collectives", "Collective operations lowered", lowered_);
@@ -302,7 +375,7 @@ std::optional<Schedule> lowerCollectives(const Schedule &s, const LoweringOption
                                          llvm::ArrayRef<uint32_t> hostOfRank, DiagEngine &diags,
                                          llvm::StringRef where, Recording *rec, Statistics *stats) {
   Lowerer l(s, opts, hostOfRank, diags, where, rec);
-  if (!l.prepare())
+  if (!l.prepare() || !l.fitsInMemory())
     return std::nullopt;
   return l.run(stats);
 }

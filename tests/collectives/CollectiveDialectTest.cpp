@@ -224,3 +224,40 @@ TEST(CollectiveDialect, PointToPointTargetsLowerCollectivesByDefault) {
 }
 
 } // namespace
+
+namespace {
+
+std::string everyRank(uint32_t ranks, const std::string &statement) {
+  std::string text = "num_ranks " + std::to_string(ranks) + "\n";
+  for (uint32_t r = 0; r < ranks; ++r)
+    text += "rank " + std::to_string(r) + " {\nl1: " + statement + "\n}\n";
+  return text;
+}
+
+TEST(CollectiveLimits, LoweringThatWouldNotFitIsRefused) {
+  std::string dir = makeTempDir("coll-limits");
+  // Symmetric collectives are sized before anything is lowered: 256 x 510 ops (+ the 256
+  // collectives) x 40 bytes.
+  writeFile(dir + "/a.goal", everyRank(256, "alltoall 1024b"));
+  RunResult r = runInfracc({dir + "/a.goal", "-max-memory=1M", "-emit=goal"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, dir + "/a.goal:3:5: error: lowering the collectives (the largest: alltoall "
+                         "of 1024 bytes on 256 ranks, linear, 510 operations per rank) would "
+                         "need about 5.0 MiB (130816 x 40 bytes), more than -max-memory (1.0 "
+                         "MiB); raise it with -max-memory=\nl1: alltoall 1024b\n    ^\n");
+  r = runInfracc({dir + "/a.goal", "-max-memory=8M", "-emit=goal"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  // A rooted one (the root does more than the others) is caught rank by rank: a chain
+  // broadcast of 1024 chunks of 64 bytes.
+  writeFile(dir + "/b.goal", everyRank(64, "bcast 65536b algo ring"));
+  r = runInfracc({dir + "/b.goal", "-max-memory=1M", "-coll-chunk-size=64", "-emit=goal"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, dir + "/b.goal: error: lowering the collectives (27648 operations after 14 "
+                         "of 64 ranks) would need about 1.1 MiB (27648 x 40 bytes), more than "
+                         "-max-memory (1.0 MiB); raise it with -max-memory=\n");
+  r = runInfracc({dir + "/b.goal", "-coll-chunk-size=64", "-emit=goal"});
+  EXPECT_EQ(r.status, 0) << r.err;
+}
+
+} // namespace
