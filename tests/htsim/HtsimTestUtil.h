@@ -33,6 +33,7 @@ struct YamlFabric {
     std::string link;
   };
   int hosts = 0, nics = 1;
+  bool oneNic = false;   // every host link ends on nic 0 (a NIC with several links)
   std::vector<LinkType> links;
   std::vector<std::pair<std::string, int>> switches;   // instance, count
   std::vector<Edge> edges;
@@ -78,6 +79,8 @@ struct YamlFabric {
     for (const Edge &e : edges) {
       auto end = [&](const std::string &inst, int i) {
         int k = used[{inst, i}]++;
+        if (inst == "host" && oneNic)
+          k = 0;
         return fmt::format("{{instance: \"{}[{}]\", component: \"{}[{}]\"}}", inst, i,
                            inst == "host" ? "nic" : "port", k);
       };
