@@ -184,6 +184,15 @@ TEST(HtsimFatTree, FasterUplinksAsBundles) {
                           "htsim derives the uplinks from the tier-0 speed)"}));
 }
 
+// The clos blueprint at radix 8 (100G host links, 200G uplinks, as many as attach points):
+// the warning for its capped tier-1 links.
+const std::string ClosRadix8Tier1Capped =
+    "test: warning: htsim gives no switch more uplink than downlink bandwidth: the tier-0 "
+    "switches have 4 attach points at 100 Gb/s (400 Gb/s) and 4 uplinks at 200 Gb/s (800 "
+    "Gb/s); fabric.topo gives them 4 uplinks at 100 Gb/s (400 Gb/s), so the uplinks are busier "
+    "than in the fabric (tier-1 links of 100 Gb/s, e.g. the blueprints' bw1=100G, avoid "
+    "this)\n";
+
 // InfraGraph's reference ClosFatTreeFabric (examples/clos-2tier.yaml): 2 NICs per server
 // on one ToR, 100G host links and 200G uplinks, as many uplinks as attach points. htsim
 // gives no switch more uplink than downlink bandwidth: the uplinks are capped, with a
@@ -198,11 +207,7 @@ TEST(HtsimFatTree, ReferenceClosCapped) {
   EXPECT_EQ(ft.params.nodes, 32u);
   EXPECT_EQ(ft.params.tier[1].speedGbps, 100u);
   EXPECT_EQ(warnings,
-            "test: warning: htsim gives no switch more uplink than downlink bandwidth: the "
-            "tier-0 switches have 4 attach points at 100 Gb/s (400 Gb/s) and 4 uplinks at 200 "
-            "Gb/s (800 Gb/s); fabric.topo gives them 4 uplinks at 100 Gb/s (400 Gb/s), so the "
-            "uplinks are busier than in the fabric (tier-1 links of 100 Gb/s, e.g. the "
-            "blueprints' bw1=100G, avoid this)\n"
+            ClosRadix8Tier1Capped +
             "test: warning: links 'tier_0_link', 'tier_1_link' have no latency; fabric.topo "
             "gives them htsim's default hop latency, 1000 ns (-htsim-link-latency=<ns> sets "
             "another; the blueprints' lat0=, lat1=, lat2= give links one)\n");
@@ -224,11 +229,7 @@ TEST(HtsimFatTree, ThreeTierClosCappedTwice) {
   EXPECT_EQ(ft.params.tier[2].speedGbps, 100u);
   EXPECT_EQ(ft.params.tier[1].oversubscribed, 1u);
   EXPECT_EQ(warnings,
-            "test: warning: htsim gives no switch more uplink than downlink bandwidth: the "
-            "tier-0 switches have 4 attach points at 100 Gb/s (400 Gb/s) and 4 uplinks at 200 "
-            "Gb/s (800 Gb/s); fabric.topo gives them 4 uplinks at 100 Gb/s (400 Gb/s), so the "
-            "uplinks are busier than in the fabric (tier-1 links of 100 Gb/s, e.g. the "
-            "blueprints' bw1=100G, avoid this)\n"
+            ClosRadix8Tier1Capped +
             "test: warning: htsim gives no switch more uplink than downlink bandwidth: the "
             "tier-1 switches have 4 downlinks at 100 Gb/s (400 Gb/s in fabric.topo) and 4 "
             "uplinks at 400 Gb/s (1600 Gb/s); fabric.topo gives them 4 uplinks at 100 Gb/s (400 "
