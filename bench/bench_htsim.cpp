@@ -101,9 +101,12 @@ int workloadCase(const std::string &kind, uint32_t P) {
   auto t0 = Clock::now();
   Schedule s = workload(kind, P);
   auto t1 = Clock::now();
-  std::vector<uint32_t> node(P);
-  std::iota(node.begin(), node.end(), 0);
-  auto cm = htsim::buildConnectionMatrix(s, node, P, diags, "bench");
+  // Rank r on host r, its ops on htsim node r.
+  std::vector<uint32_t> host(P), node(s.numOps());
+  std::iota(host.begin(), host.end(), 0);
+  for (uint32_t r = 0; r < P; ++r)
+    std::fill_n(node.begin() + s.rankBegin(r), s.numOps(r), r);
+  auto cm = htsim::buildConnectionMatrix(s, htsim::FlowEnds{host, node}, P, diags, "bench");
   if (!cm)
     return 1;
   auto t2 = Clock::now();

@@ -37,10 +37,12 @@ struct Module {
   std::string workloadSource;
 
   Placement placement;
-  // Placement asked for in files (-place-map, -jobs), read by their frontends for the
-  // place and merge-jobs passes.
+  // Placement asked for in files and options (-place-map, -jobs, -nic), read by their
+  // frontend for the place, merge-jobs and remap-gpus passes and the backends that
+  // simulate NICs (none: affinity).
   std::optional<PlaceMap> placeMap;
   std::optional<JobsSpec> jobsSpec;
+  std::optional<NicRequest> nicRequest;
 
   bool hasFabric() const { return fabric != nullptr; }
   bool hasSchedule() const { return schedule.has_value(); }

@@ -26,6 +26,7 @@ struct Placement {
     uint32_t rank = 0;                  // the original rank (a GPU's rank, a job's rank)
     uint32_t job = 0;
     NodeId endpoint = InvalidNode;      // where it runs, when placed on a fabric
+    NodeId nic = InvalidNode;           // the attach point its traffic uses (remap-gpus)
   };
   uint32_t cpusPerMember = 0;
   uint32_t nicsPerMember = 0;           // 0: nics are shared, or given by `nics`

@@ -1,7 +1,8 @@
 // What the user asked of placement in files beside the workload: the -place-map
-// entries (for the place pass) and the -jobs description (for merge-jobs). The
-// frontends in compiler/frontends/placement read and syntax-check the files; the
-// passes check the entries against the workload and the fabric, pointing at the text.
+// entries (for the place pass), the -jobs description (for merge-jobs) and which NIC
+// each rank uses (-nic, for remap-gpus and the packet-level backends). The frontends in
+// compiler/frontends/placement read and syntax-check the files; the passes check the
+// entries against the workload and the fabric, pointing at the text.
 #pragma once
 
 #include <llvm/ADT/StringRef.h>
@@ -14,16 +15,27 @@
 
 namespace infracc {
 
-// A -place-map line: `rank endpoint-name` (`3 dgx.0.xpu.3`).
-struct PlaceMapEntry {
+// A line of a rank map: `rank name`, e.g. `3 dgx.0.xpu.3` in a -place-map file
+// (the endpoint the rank runs on) or `3 dgx.0.nic.3` in a -nic=map:FILE file (the
+// attach point its traffic uses).
+struct RankMapEntry {
   uint32_t rank = 0;
-  std::string endpoint;
-  llvm::SMLoc rankLoc, endpointLoc;
+  std::string name;
+  llvm::SMLoc rankLoc, nameLoc;
 };
 
 struct PlaceMap {
   std::string path;
-  std::vector<PlaceMapEntry> entries;
+  std::vector<RankMapEntry> entries;
+};
+
+// -nic=affinity|round-robin|map:FILE: which of its host's attach points (NICs, NIC
+// ports) a rank's traffic uses (passes/NicAssignment.h).
+struct NicRequest {
+  enum class Policy { Affinity, RoundRobin, Map };
+  Policy policy = Policy::Affinity;
+  std::string path;                    // Map: the file
+  std::vector<RankMapEntry> entries;   // Map: one per rank
 };
 
 // The -jobs file of merge-jobs: how several workloads share the fabric. YAML or JSON

@@ -9,8 +9,6 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <deque>
-#include <map>
 
 namespace infracc {
 namespace cl = llvm::cl;
@@ -167,71 +165,6 @@ void FabricFallbacks::report(DiagEngine &diags, llvm::StringRef where, llvm::Str
                                                        defaultLatencyPaths_ - 1)
                                          : std::string(),
                                      model.str(), latencyDefault.str()));
-}
-
-std::vector<std::vector<NodeId>> attachPoints(const FabricGraph &g) {
-  std::vector<std::vector<NodeId>> out(g.numDeviceCopies());
-  for (const auto &e : g.edges()) {
-    uint32_t cu = g.deviceCopyOf(e.u), cv = g.deviceCopyOf(e.v);
-    if (cu == cv)
-      continue;
-    out[cu].push_back(e.u);
-    out[cv].push_back(e.v);
-  }
-  for (auto &v : out) {
-    std::sort(v.begin(), v.end());
-    v.erase(std::unique(v.begin(), v.end()), v.end());
-  }
-  return out;
-}
-
-std::vector<NodeId> nicOfEndpoints(const FabricGraph &g, llvm::ArrayRef<NodeId> endpoints,
-                                   const std::vector<std::vector<NodeId>> &attach) {
-  std::vector<NodeId> nic(endpoints.size(), InvalidNode);
-  std::map<std::pair<uint32_t, std::vector<NodeId>>, uint32_t> shareCount;
-  std::vector<uint32_t> dist;
-  std::deque<NodeId> queue;
-  for (size_t i = 0; i < endpoints.size(); ++i) {
-    NodeId e = endpoints[i];
-    uint32_t copy = g.deviceCopyOf(e);
-    const auto &cands = attach[copy];
-    if (cands.empty())
-      continue;
-    const auto &inst = g.instances()[g.instanceOf(e)];
-    NodeId first = static_cast<NodeId>(inst.firstNode + g.copyOf(e) * inst.nodesPerCopy);
-    dist.assign(inst.nodesPerCopy, ~0u);
-    queue.clear();
-    dist[e - first] = 0;
-    queue.push_back(e);
-    uint32_t best = ~0u;
-    std::vector<NodeId> nearest;
-    while (!queue.empty()) {
-      NodeId u = queue.front();
-      queue.pop_front();
-      uint32_t du = dist[u - first];
-      if (du > best)
-        break;
-      if (std::binary_search(cands.begin(), cands.end(), u)) {
-        best = du;
-        nearest.push_back(u);
-        continue;   // traffic leaves here; do not look through it
-      }
-      for (const auto &adj : g.neighbours(u)) {
-        NodeId v = adj.node;
-        if (v < first || v >= first + inst.nodesPerCopy || dist[v - first] != ~0u)
-          continue;
-        dist[v - first] = du + 1;
-        queue.push_back(v);
-      }
-    }
-    if (nearest.empty())
-      continue;
-    std::sort(nearest.begin(), nearest.end());
-    uint32_t &k = shareCount[{copy, nearest}];
-    nic[i] = nearest[k % nearest.size()];
-    ++k;
-  }
-  return nic;
 }
 
 } // namespace infracc

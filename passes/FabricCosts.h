@@ -1,6 +1,6 @@
 // What the passes and the topology-aware simulator model read from the fabric beyond
-// its graph: per-switch latencies (annotations or -switch-latency) and, for every
-// endpoint, the NIC its traffic leaves the host through.
+// its graph: per-switch latencies (annotations or -switch-latency). Which NIC an
+// endpoint's traffic leaves through: ir/AttachPoints.h, passes/NicAssignment.h.
 #pragma once
 
 #include "ir/FabricGraph.h"
@@ -33,19 +33,6 @@ llvm::Error checkSwitchLatencyOption();
 /// reported (naming the node, against `where`) and gives nullopt.
 std::optional<std::vector<int64_t>> switchLatencies(const FabricGraph &g, DiagEngine &diags,
                                                     llvm::StringRef where);
-
-/// The nodes through which a device copy reaches the rest of the fabric: those with
-/// an edge to another copy, in node order ("attach points": a host's NICs, or its
-/// NIC ports when NICs are composed devices). Indexed by device copy.
-std::vector<std::vector<NodeId>> attachPoints(const FabricGraph &g);
-
-/// The attach point of its own copy each endpoint's traffic leaves through: the
-/// nearest by hops inside the copy. Endpoints with equally near candidates share them
-/// out in order (the k-th such endpoint takes the k-th candidate, cyclically), so two
-/// GPUs behind one PCIe switch with two NICs get one NIC each. InvalidNode when the
-/// copy has no attach point the endpoint reaches.
-std::vector<NodeId> nicOfEndpoints(const FabricGraph &g, llvm::ArrayRef<NodeId> endpoints,
-                                   const std::vector<std::vector<NodeId>> &attach);
 
 /// "link 'nvlink' of device 'dgx'" or "infrastructure link 'eth'", for messages.
 std::string describeLink(const FabricGraph &g, LinkId l);

@@ -251,7 +251,7 @@ llvm::Error IntranodeCalcPass::run(Module &m, PassContext &ctx) {
     return ns >= 1.8e19 ? ~uint64_t(0) : static_cast<uint64_t>(std::llround(ns));
   };
 
-  ScheduleBuilder b(P);
+  ScheduleBuilder b(P, /*keepLabels=*/s.hasLabels());   // later messages name ops by label
   b.reserve(s.numOps(), s.numDependencies());
   uint64_t messages = 0, bytes = 0;
   std::vector<std::pair<uint32_t, uint32_t>> extra;   // (send calc, recv calc), local
@@ -288,9 +288,9 @@ llvm::Error IntranodeCalcPass::run(Module &m, PassContext &ctx) {
     for (uint32_t i = 0; i < n; ++i) {
       uint32_t g = base + i;
       if (hasLocal[r] && isLocal(g))
-        b.addOp(OpKind::Calc, 0, cost[g], 0, s.cpu(g), 0);
+        b.addOp(OpKind::Calc, 0, cost[g], 0, s.cpu(g), 0, s.label(g));
       else
-        b.addOp(s.kind(g), s.peer(g), s.size(g), s.tag(g), s.cpu(g), s.nic(g));
+        b.addOp(s.kind(g), s.peer(g), s.size(g), s.tag(g), s.cpu(g), s.nic(g), s.label(g));
     }
     for (uint32_t i = 0; i < n; ++i)
       for (uint32_t raw : s.successorsRaw(base + i))

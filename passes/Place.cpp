@@ -113,14 +113,14 @@ llvm::Error PlacePass::run(Module &m, PassContext &ctx) {
 }
 
 llvm::Error PlacePass::fromMap(Module &m, PassContext &ctx) {
-  const std::vector<PlaceMapEntry> &entries = m.placeMap->entries;
+  const std::vector<RankMapEntry> &entries = m.placeMap->entries;
   const FabricGraph &g = *m.fabric;
   const uint32_t ranks = m.schedule->numRanks();
   std::vector<NodeId> endpoint(ranks, InvalidNode);
   std::vector<llvm::SMLoc> placedAt(ranks);
   llvm::DenseMap<NodeId, std::pair<uint32_t, llvm::SMLoc>> rankOn;
   EndpointNames names(g);
-  for (const PlaceMapEntry &e : entries) {
+  for (const RankMapEntry &e : entries) {
     if (ctx.diags.shouldStop())
       break;
     if (e.rank >= ranks) {
@@ -129,9 +129,9 @@ llvm::Error PlacePass::fromMap(Module &m, PassContext &ctx) {
                                              e.rank, m.workloadSource, ranks - 1));
       continue;
     }
-    auto node = names.resolve(e.endpoint);
+    auto node = names.resolve(e.name);
     if (!node) {
-      ctx.diags.error(e.endpointLoc, llvm::toString(node.takeError()));
+      ctx.diags.error(e.nameLoc, llvm::toString(node.takeError()));
       continue;
     }
     if (endpoint[e.rank] != InvalidNode) {
@@ -139,12 +139,12 @@ llvm::Error PlacePass::fromMap(Module &m, PassContext &ctx) {
       ctx.diags.note(placedAt[e.rank], "first placed here");
       continue;
     }
-    auto [it, fresh] = rankOn.try_emplace(*node, e.rank, e.endpointLoc);
+    auto [it, fresh] = rankOn.try_emplace(*node, e.rank, e.nameLoc);
     if (!fresh && !Oversubscribe) {
-      ctx.diags.error(e.endpointLoc,
+      ctx.diags.error(e.nameLoc,
                       fmt::format("ranks {} and {} are both placed on '{}'; give every rank its "
                                   "own endpoint, or -oversubscribe",
-                                  it->second.first, e.rank, e.endpoint));
+                                  it->second.first, e.rank, e.name));
       ctx.diags.note(it->second.second, fmt::format("rank {} placed here", it->second.first));
       continue;
     }

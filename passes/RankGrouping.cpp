@@ -2,6 +2,8 @@
 
 #include "support/Diagnostics.h"
 
+#include <llvm/ADT/STLExtras.h>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -48,7 +50,11 @@ std::optional<Schedule> regroup(const GroupingPlan &plan, DiagEngine &diags) {
   const uint32_t C = cpusPerMember(plan.sources);
   const unsigned errorsBefore = diags.errorCount();
   uint32_t maxCpuSeen = 0;
-  ScheduleBuilder b(plan.numRanks());
+  // Labels stay while they still name one op of a rank (no rank gets two members): later
+  // messages then name ops as the input does.
+  const bool keepLabels =
+      g <= 1 && llvm::all_of(plan.sources, [](const Schedule *x) { return x->hasLabels(); });
+  ScheduleBuilder b(plan.numRanks(), keepLabels);
   b.reserve(totalOps, totalDeps);
   for (uint32_t q = 0; q < plan.numRanks() && !diags.shouldStop(); ++q) {
     b.beginRank(q);
@@ -130,7 +136,7 @@ std::optional<Schedule> regroup(const GroupingPlan &plan, DiagEngine &diags) {
                                          opText(op), plan.pass, nic, ScheduleBuilder::MaxNic + 1));
           return std::nullopt;
         }
-        b.addOp(kind, peer, s.size(op), tag, uint32_t(cpu), nic);
+        b.addOp(kind, peer, s.size(op), tag, uint32_t(cpu), nic, keepLabels ? s.label(op) : "");
       }
       for (uint32_t i = 0; i < n; ++i)
         for (uint32_t raw : s.successorsRaw(base + i))

@@ -5,12 +5,12 @@
 // on one host, in rank order) or from -gpus-per-node=N (ranks kN .. kN+N-1, no fabric
 // needed; for what-if regroupings such as 4x4 GPUs replayed as 8x2). The grouping
 // rules (streams, tags, why messages stay apart) are those of passes/RankGrouping.h.
-// NICs: with a fabric, every op of a GPU leaves through the NIC attached to that GPU
-// (the nearest attach point of its host, passes/FabricCosts.h), numbered by its place
-// among the host's attach points; without one, GPU k of a node gets nics
+// NICs: with a fabric, every op of a GPU leaves through the attach point -nic gives
+// that GPU (by default the nearest inside its host, passes/NicAssignment.h), numbered
+// by its place among the host's attach points; without one, GPU k of a node gets nics
 // [k*N, (k+1)*N) for the schedule's N nic indices (nic' = k*N + nic).
 #include "ir/Module.h"
-#include "passes/FabricCosts.h"
+#include "passes/NicAssignment.h"
 #include "passes/Pass.h"
 #include "passes/RankGrouping.h"
 #include "support/Diagnostics.h"
@@ -95,21 +95,26 @@ llvm::Error RemapGpusPass::run(Module &m, PassContext &ctx) {
 
   // NICs per member.
   std::vector<uint32_t> nicIndex(plan.members.size(), 0);
-  std::vector<std::vector<NodeId>> attach;
+  std::optional<AttachPoints> attach;
+  std::vector<NodeId> byRankNic;   // per GPU rank: its attach point (InvalidNode: none)
   const uint32_t nicsPerGpu = s.maxNic() + 1;
   if (byPlacement) {
-    attach = attachPoints(*m.fabric);
+    attach.emplace(*m.fabric);
     std::vector<NodeId> eps(plan.members.size());
     for (size_t i = 0; i < eps.size(); ++i)
       eps[i] = old.endpointOfRank[plan.members[i].rank];
-    std::vector<NodeId> nics = nicOfEndpoints(*m.fabric, eps, attach);
+    // The -nic map names ranks of this (per-GPU) schedule: ask in rank order.
+    auto byRank = assignNics(*attach, old.endpointOfRank, m.nicRequest ? &*m.nicRequest : nullptr,
+                             ctx.diags, workloadName(m));
+    if (!byRank)
+      return reportedError();
+    byRankNic = *byRank;
     std::vector<std::string> lost;
     for (uint32_t q = 0; q + 1 < plan.begin.size(); ++q)
       for (uint32_t i = plan.begin[q]; i < plan.begin[q + 1]; ++i) {
-        const auto &list = attach[hostOfNode[q]];
-        auto it = std::lower_bound(list.begin(), list.end(), nics[i]);
-        if (nics[i] != InvalidNode && it != list.end() && *it == nics[i]) {
-          nicIndex[i] = static_cast<uint32_t>(it - list.begin());
+        NodeId nic = (*byRank)[plan.members[i].rank];
+        if (nic != InvalidNode) {
+          nicIndex[i] = uint32_t(attach->indexInCopy(nic));
         } else {
           nicIndex[i] = i - plan.begin[q];   // fallback: one NIC per GPU, by position
           if (lost.size() < 5)
@@ -140,7 +145,8 @@ llvm::Error RemapGpusPass::run(Module &m, PassContext &ctx) {
   p.memberBegin = plan.begin;
   for (const GroupMember &gm : plan.members)
     p.members.push_back({gm.rank, old.job(gm.rank),
-                         old.empty() ? InvalidNode : old.endpointOfRank[gm.rank]});
+                         old.empty() ? InvalidNode : old.endpointOfRank[gm.rank],
+                         byRankNic.empty() ? InvalidNode : byRankNic[gm.rank]});
   if (!byPlacement)
     p.nicsPerMember = nicsPerGpu;
   if (byPlacement) {
@@ -148,7 +154,7 @@ llvm::Error RemapGpusPass::run(Module &m, PassContext &ctx) {
     p.nicBegin.push_back(0);
     for (uint32_t q = 0; q < Q; ++q) {
       p.endpointOfRank[q] = p.members[p.memberBegin[q]].endpoint;
-      const auto &list = attach[hostOfNode[q]];
+      auto list = attach->ofCopy(hostOfNode[q]);
       p.nics.insert(p.nics.end(), list.begin(), list.end());
       p.nicBegin.push_back(static_cast<uint32_t>(p.nics.size()));
     }

@@ -33,9 +33,9 @@ std::string bytesText(uint64_t n) { return fmt::format("{} byte{}", n, n == 1 ? 
 
 class Builder {
 public:
-  Builder(const Schedule &s, llvm::ArrayRef<uint32_t> nodeOfRank, uint32_t nodes,
-          DiagEngine &diags, llvm::StringRef where, const CmOptions &opts)
-      : s_(s), nodeOfRank_(nodeOfRank), diags_(diags), where_(where), opts_(opts) {
+  Builder(const Schedule &s, const FlowEnds &ends, uint32_t nodes, DiagEngine &diags,
+          llvm::StringRef where, const CmOptions &opts)
+      : s_(s), ends_(ends), diags_(diags), where_(where), opts_(opts) {
     cm_.nodes = nodes;
     cm_.recvDoneTriggers = opts.recvDoneTriggers;
   }
@@ -68,7 +68,7 @@ private:
   void emit();
 
   const Schedule &s_;
-  llvm::ArrayRef<uint32_t> nodeOfRank_;
+  FlowEnds ends_;
   DiagEngine &diags_;
   llvm::StringRef where_;
   CmOptions opts_;
@@ -91,9 +91,9 @@ bool Builder::checkOperations() {
     return false;
   }
   const uint32_t P = s_.numRanks();
-  if (nodeOfRank_.size() < P) {
+  if (ends_.hostOfRank.size() < P || ends_.nodeOfOp.size() < s_.numOps()) {
     diags_.error(where_, fmt::format("the workload has {} ranks but only {} are placed on hosts",
-                                     P, nodeOfRank_.size()));
+                                     P, ends_.hostOfRank.size()));
     return false;
   }
   rankOf_.resize(s_.numOps());
@@ -129,13 +129,12 @@ bool Builder::checkOperations() {
     }
     if (k != OpKind::Send)
       continue;
-    uint32_t src = nodeOfRank_[rankOf_[g]], dst = nodeOfRank_[s_.peer(g)];
-    if (src == dst) {
+    if (ends_.hostOfRank[rankOf_[g]] == ends_.hostOfRank[s_.peer(g)]) {
       ++cm_.localMessages;
       continue;
     }
     messageOf_[g] = messageOf_[partner_[g]] = uint32_t(cm_.messages.size());
-    cm_.messages.push_back({g, 0, 1, s_.size(g)});
+    cm_.messages.push_back({g, partner_[g], 0, 1, s_.size(g)});
   }
   if (bad > MaxListed)
     diags_.note(where_, fmt::format("{} more unmatched messages not listed", bad - MaxListed));
@@ -434,7 +433,7 @@ void Builder::emit() {
   for (uint32_t m = 0; m < cm_.messages.size(); ++m) {
     CmMessage &msg = cm_.messages[m];
     const uint32_t g = msg.send;
-    const uint32_t src = nodeOfRank_[rankOf_[g]], dst = nodeOfRank_[s_.peer(g)];
+    const uint32_t src = ends_.nodeOfOp[g], dst = ends_.nodeOfOp[msg.recv];
     uint64_t bytes = msg.bytes;
     if (bytes == 0) {
       ++cm_.zeroByteMessages;
@@ -477,12 +476,11 @@ void Builder::emit() {
 
 } // namespace
 
-std::optional<ConnectionMatrix> buildConnectionMatrix(const Schedule &s,
-                                                      llvm::ArrayRef<uint32_t> nodeOfRank,
+std::optional<ConnectionMatrix> buildConnectionMatrix(const Schedule &s, const FlowEnds &ends,
                                                       uint32_t nodes, DiagEngine &diags,
                                                       llvm::StringRef where,
                                                       const CmOptions &opts) {
-  return Builder(s, nodeOfRank, nodes, diags, where, opts).run();
+  return Builder(s, ends, nodes, diags, where, opts).run();
 }
 
 void writeConnectionMatrix(const ConnectionMatrix &cm, llvm::ArrayRef<std::string> comments,

@@ -1,5 +1,6 @@
 // The workload as an htsim connection matrix: one flow per message between two hosts,
-// dependencies as triggers.
+// from the htsim node (attach point) its send leaves through to the one its recv
+// arrives at; dependencies as triggers.
 //
 // What htsim can express, and so what a flow waits for:
 //  * A flow starts at a time (`start`, ps) or when a trigger fires. A trigger fires when
@@ -56,7 +57,7 @@ struct CmTrigger {
 };
 
 struct CmMessage {
-  uint32_t send = 0;                // global op index of the send
+  uint32_t send = 0, recv = 0;      // global op indices of the send and its recv
   uint32_t firstFlow = 0, flows = 1;
   uint64_t bytes = 0;
 };
@@ -85,11 +86,17 @@ struct CmOptions {
   bool recvDoneTriggers = false;
 };
 
-/// Builds the matrix; `nodeOfRank` gives every rank's htsim node (< nodes). Problems
-/// (unmatched or wildcard messages, unlowered operations, dependency cycles, shapes
-/// htsim cannot express) are reported through diags against `where`; nullopt then.
-std::optional<ConnectionMatrix> buildConnectionMatrix(const Schedule &s,
-                                                      llvm::ArrayRef<uint32_t> nodeOfRank,
+/// Where the flows go: messages between ranks of one host need none; the others run
+/// from the node of their send to the node of their recv.
+struct FlowEnds {
+  llvm::ArrayRef<uint32_t> hostOfRank;   // per rank; equal values: one host
+  llvm::ArrayRef<uint32_t> nodeOfOp;     // per op (global index): htsim node of a send/recv
+};
+
+/// Builds the matrix. Problems (unmatched or wildcard messages, unlowered operations,
+/// dependency cycles, shapes htsim cannot express) are reported through diags against
+/// `where`; nullopt then.
+std::optional<ConnectionMatrix> buildConnectionMatrix(const Schedule &s, const FlowEnds &ends,
                                                       uint32_t nodes, DiagEngine &diags,
                                                       llvm::StringRef where,
                                                       const CmOptions &opts = {});

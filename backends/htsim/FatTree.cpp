@@ -1,6 +1,7 @@
 #include "backends/htsim/FatTree.h"
 
 #include "ir/FabricStructure.h"
+#include "passes/FabricCosts.h"
 #include "support/Diagnostics.h"
 
 #include <fmt/format.h>
@@ -11,6 +12,8 @@
 #include <numeric>
 
 namespace infracc::htsim {
+
+std::string otherModelsHint() { return "-emit=sim -sim-model=topo"; }
 
 namespace {
 
@@ -65,7 +68,7 @@ std::optional<HtsimShape> deriveHtsimShape(const TopoParams &p, std::string &why
     return fail(fmt::format("Nodes {} is not a multiple of Podsize {}", p.nodes, p.podsize));
   s.pods = p.nodes / p.podsize;
   if (t0.bundle != 1)
-    return fail(fmt::format("tier 0: Bundle is {}; htsim hosts have one link", t0.bundle));
+    return fail(fmt::format("tier 0: Bundle is {}; htsim nodes have one link", t0.bundle));
   if (p.podsize % t0.radixDown)
     return fail(fmt::format("Podsize {} is not a multiple of tier 0's Radix_Down {}", p.podsize,
                             t0.radixDown));
@@ -123,7 +126,7 @@ std::optional<HtsimShape> deriveHtsimShape(const TopoParams &p, std::string &why
   // Ports as init_network adds them; addPort's index is asserted below 96 / 64.
   uint64_t torPorts = t0.radixDown + (T == 3 ? s.aggsPerPod : s.aggs()) * t1.bundle;
   if (torPorts > 96)
-    return fail(fmt::format("a ToR gets {} ports ({} hosts and {} uplinks); htsim allows at most "
+    return fail(fmt::format("a ToR gets {} ports ({} attach points and {} uplinks); htsim allows at most "
                             "96",
                             torPorts, t0.radixDown, torPorts - t0.radixDown));
   uint64_t aggDown = (T == 3 ? s.torsPerPod : s.tors()) * t1.bundle;
@@ -162,14 +165,22 @@ private:
     diags_.error(where_, "htsim cannot express this fabric: " + msg);
     return false;
   }
+  /// A shape htsim's fat tree has no room for: the way out is another model.
+  bool failShape(const std::string &msg) {
+    return fail(msg + "; simulate such a fabric with " + otherModelsHint());
+  }
   const std::string &name(uint32_t copy) const { return ft_.copyNames[copy]; }
   std::string edgeText(EdgeId e) const {
     const auto &r = g_.edge(e);
     return fmt::format("'{} -- {}' (link '{}')", g_.name(r.u), g_.name(r.v),
                        g_.link(r.link).name);
   }
+  /// The end of fabric edge e that lies in device copy `copy`.
+  NodeId endIn(uint32_t copy, EdgeId e) const {
+    return copyOfNode_[g_.edge(e).u] == copy ? g_.edge(e).u : g_.edge(e).v;
+  }
   bool classifyEdges();
-  bool checkHosts();
+  bool checkAttachPoints();
   bool checkLinkClass(unsigned t);
   bool checkSwitchLatency(unsigned t);
   bool checkUniform(unsigned tier, const std::vector<uint32_t> &copies,
@@ -177,12 +188,15 @@ private:
   bool bundles(unsigned t, uint64_t &bundle);
   bool twoTiers();
   bool threeTiers();
-  uint32_t firstHost(uint32_t tor) const {
-    uint32_t m = ~0u;
+  /// The ToR's first attach point: ToRs and pods are ordered by it.
+  NodeId firstHost(uint32_t tor) const {
+    NodeId m = InvalidNode;
     for (const auto &[h, e] : down_[tor])
-      m = std::min(m, h);
+      m = std::min(m, endIn(h, e));
     return m;
   }
+  bool expressTier1(uint64_t aggsReached, uint64_t torsPerAgg);
+  bool expressTier2(uint64_t coresPerPlane, uint64_t pods);
   bool finish();
 
   const FabricGraph &g_;
@@ -197,11 +211,17 @@ private:
   std::vector<uint32_t> firstNode_;            // per copy
   std::vector<uint32_t> switches_[3];          // per tier, copy order
   std::vector<EdgeRef> links_[3];              // per tier: edges from tier t-1 (hosts) up
+  uint64_t attachPoints_ = 0;                  // htsim nodes
+  std::vector<std::string> noLatency_;         // links given the default latency
   std::vector<std::vector<std::pair<uint32_t, EdgeId>>> down_, up_;   // per copy
   uint64_t speed_[3] = {}, latency_[3] = {}, switchLatency_[3] = {};
   unsigned tiers_ = 0;
-  // Host order: ToRs in htsim order, hosts in copy order within their ToR.
+  // Node order: ToRs in htsim order, attach points in node order within their ToR.
   std::vector<uint32_t> torOrder_;
+  // The fabric's bundles and, for 3 tiers, core switches per plane and pods (set by
+  // twoTiers/threeTiers; expressTier1/2 choose what fabric.topo says).
+  uint64_t fabricBundle_[3] = {1, 1, 1};
+  uint64_t aggsPerTor_ = 0, torsPerAgg_ = 0, coresPerPlane_ = 0, pods_ = 1;
 };
 
 bool Recogniser::classifyEdges() {
@@ -215,13 +235,14 @@ bool Recogniser::classifyEdges() {
       continue;
     for (uint32_t c : {a, b}) {
       if (role_[c] == InstanceRole::Other)
-        return fail(fmt::format("'{}' is neither a host (it has no xpu or nic) nor a switch (it "
+        return failShape(fmt::format("'{}' is neither a host (it has no xpu or nic) nor a switch (it "
                                 "has no port or switch), but it is linked to the fabric by {}",
                                 name(c), edgeText(e)));
       if (role_[c] == InstanceRole::Switch && tier_[c] == NoTier)
         return fail(fmt::format("switch '{}' is not connected to any host (it is linked by {}); "
-                                "every switch of htsim's fat tree is",
-                                name(c), edgeText(e)));
+                                "every switch of htsim's fat tree is: remove it from the fabric, "
+                                "or simulate the fabric with {}",
+                                name(c), edgeText(e), otherModelsHint()));
     }
     int32_t ta = tier_[a], tb = tier_[b];
     if (ta > tb) {
@@ -229,12 +250,12 @@ bool Recogniser::classifyEdges() {
       std::swap(ta, tb);
     }
     if (ta == HostTier && tb == HostTier)
-      return fail(fmt::format("hosts '{}' and '{}' are linked directly by {}; htsim hosts "
+      return failShape(fmt::format("hosts '{}' and '{}' are linked directly by {}; htsim hosts "
                               "connect only to a ToR switch (a torus, mesh or other direct "
                               "network is not expressible)",
                               name(a), name(b), edgeText(e)));
     if (ta == tb)
-      return fail(fmt::format("switches '{}' and '{}' are both in tier {} and linked by {}; "
+      return failShape(fmt::format("switches '{}' and '{}' are both in tier {} and linked by {}; "
                               "htsim's fat tree has no links within a tier (a dragonfly, torus "
                               "or other direct network is not expressible)",
                               name(a), name(b), ta, edgeText(e)));
@@ -249,33 +270,40 @@ bool Recogniser::classifyEdges() {
   return true;
 }
 
-bool Recogniser::checkHosts() {
-  for (uint32_t c = 0; c < tier_.size(); ++c) {
-    if (tier_[c] != HostTier)
+bool Recogniser::checkAttachPoints() {
+  std::vector<uint8_t> linked(tier_.size(), 0);
+  llvm::DenseMap<NodeId, size_t> firstLink;   // attach point -> its first link in links_[0]
+  for (size_t i = 0; i < links_[0].size(); ++i) {
+    const EdgeRef &r = links_[0][i];
+    linked[r.a] = 1;
+    NodeId n = endIn(r.a, r.edge);
+    auto [it, fresh] = firstLink.try_emplace(n, i);
+    if (fresh)
       continue;
-    const auto &ups = up_[c];
-    if (ups.empty())
-      return fail(fmt::format("host '{}' has no link to a switch; every htsim node is a host on "
-                              "a ToR",
-                              name(c)));
-    if (ups.size() > 1) {
-      uint32_t other = ups[1].first;
-      if (other == ups[0].first)
-        return fail(fmt::format("host '{}' has {} links to '{}' ({} and {}); htsim attaches each "
-                                "host by one link",
-                                name(c), ups.size(), name(other), edgeText(ups[0].second),
-                                edgeText(ups[1].second)));
-      return fail(fmt::format("host '{}' is attached to more than one switch ('{}' and '{}'); "
-                              "htsim attaches each host to one ToR by one link",
-                              name(c), name(ups[0].first), name(other)));
-    }
+    const EdgeRef &f = links_[0][it->second];
+    std::string wayOut = "each htsim node is an attach point with one link to one ToR: give "
+                         "every link its own NIC or NIC port (e.g. host=dgx_h100(nic_device="
+                         "cx5(variant=100g_dual)) composes two-port NICs), or simulate it with " +
+                         otherModelsHint();
+    if (f.b == r.b)
+      return fail(fmt::format("'{}' has several links to '{}' ({} and {}); {}", g_.name(n),
+                              name(r.b), edgeText(f.edge), edgeText(r.edge), wayOut));
+    return fail(fmt::format("'{}' is linked to two switches, '{}' and '{}' ({} and {}); {}",
+                            g_.name(n), name(f.b), name(r.b), edgeText(f.edge),
+                            edgeText(r.edge), wayOut));
   }
+  for (uint32_t c = 0; c < tier_.size(); ++c)
+    if (tier_[c] == HostTier && !linked[c])
+      return fail(fmt::format("host '{}' has no link to a switch; every htsim node is an "
+                              "attach point on a ToR (link the host, or leave it out)",
+                              name(c)));
+  attachPoints_ = firstLink.size();
   return true;
 }
 
 // One bandwidth and one latency for the links of tier t (t = 0: host links).
 bool Recogniser::checkLinkClass(unsigned t) {
-  const char *cls[] = {"tier-0 links (hosts to tier-0 switches)",
+  const char *cls[] = {"tier-0 links (attach points to tier-0 switches)",
                        "tier-1 links (tier-0 to tier-1 switches)",
                        "tier-2 links (tier-1 to tier-2 switches)"};
   const auto &links = links_[t];
@@ -288,17 +316,15 @@ bool Recogniser::checkLinkClass(unsigned t) {
     if (std::find(names.begin(), names.end(), link.name) == names.end())
       names.push_back(link.name);
     if (!link.bandwidth)
-      return fail(fmt::format("{} has no bandwidth; htsim needs a link speed per tier",
-                              edgeText(e)));
-    std::optional<double> lat;
+      return fail(fmt::format("{} has no bandwidth; htsim needs a link speed per tier (give "
+                              "link '{}' a bandwidth)",
+                              edgeText(e), link.name));
+    double lat = opts_.defaultLinkLatencyNs;
     if (link.latency)
       lat = link.latency->ns;
-    else if (opts_.defaultLinkLatencyNs)
-      lat = *opts_.defaultLinkLatencyNs;
-    else
-      return fail(fmt::format("{} has no latency; htsim needs a non-zero link latency per tier "
-                              "(give the link one, or set -htsim-link-latency=<ns>)",
-                              edgeText(e)));
+    else if (!opts_.linkLatencyGiven && std::find(noLatency_.begin(), noLatency_.end(),
+                                                  link.name) == noLatency_.end())
+      noLatency_.push_back(link.name);
     if (i == 0) {
       bps = link.bandwidth->bitsPerSecond;
       ns = lat;
@@ -307,13 +333,19 @@ bool Recogniser::checkLinkClass(unsigned t) {
     }
     if (link.bandwidth->bitsPerSecond != *bps)
       return fail(fmt::format("{} differ in bandwidth: {} has {} Gb/s but {} has {} Gb/s; htsim "
-                              "has one link speed per tier",
+                              "has one link speed per tier: give them one speed (the links' "
+                              "bandwidth in the fabric file, or the blueprint's bw{} "
+                              "parameter), or simulate the fabric with {}",
                               cls[t], edgeText(first), Bandwidth{*bps}.inGigabitsPerSecExact(),
-                              edgeText(e), link.bandwidth->inGigabitsPerSecExact()));
-    if (*lat != *ns)
+                              edgeText(e), link.bandwidth->inGigabitsPerSecExact(), t,
+                              otherModelsHint()));
+    if (lat != *ns)
       return fail(fmt::format("{} differ in latency: {} has {} ns but {} has {} ns; htsim has "
-                              "one link latency per tier",
-                              cls[t], edgeText(first), *ns, edgeText(e), *lat));
+                              "one link latency per tier: give them one latency (the links' "
+                              "latency in the fabric file, or the blueprint's lat{} "
+                              "parameter), or simulate the fabric with {}",
+                              cls[t], edgeText(first), *ns, edgeText(e), lat, t,
+                              otherModelsHint()));
   }
   double gbps = Bandwidth{*bps}.inGigabitsPerSecExact();
   if (gbps < 1 || gbps != std::floor(gbps) || gbps > double(IntMax))
@@ -341,9 +373,10 @@ bool Recogniser::checkSwitchLatency(unsigned t) {
   for (uint32_t c : sw)
     if (ps(c) != ps(sw[0]))
       return fail(fmt::format("tier-{} switches differ in switch latency: '{}' has {} ns but '{}' "
-                              "{} ns; htsim has one switch latency per tier",
+                              "{} ns; htsim has one switch latency per tier: give them one "
+                              "(annotation {}), or simulate the fabric with {}",
                               t, name(sw[0]), double(ps(sw[0])) / 1000, name(c),
-                              double(ps(c)) / 1000));
+                              double(ps(c)) / 1000, SwitchLatencyAttribute, otherModelsHint()));
   int64_t v = ps(sw[0]);
   if (v % 1000 || v / 1000 > int64_t(IntMax))
     return fail(fmt::format("tier-{} switches have a switch latency of {} ns; htsim's "
@@ -358,7 +391,7 @@ bool Recogniser::checkUniform(unsigned tier, const std::vector<uint32_t> &copies
                               const char *key) {
   for (size_t i = 1; i < copies.size(); ++i)
     if (value[i] != value[0])
-      return fail(fmt::format("tier-{} switch '{}' has {} {} but '{}' has {}; htsim gives every "
+      return failShape(fmt::format("tier-{} switch '{}' has {} {} but '{}' has {}; htsim gives every "
                               "switch of a tier the same {}",
                               tier, name(copies[i]), value[i], what, name(copies[0]), value[0],
                               key));
@@ -373,7 +406,7 @@ bool Recogniser::bundles(unsigned t, uint64_t &bundle) {
   auto first = count.begin();
   for (auto it = count.begin(); it != count.end(); ++it)
     if (it->second != first->second)
-      return fail(fmt::format("'{}' and '{}' are joined by {} but '{}' and '{}' by {}; htsim has "
+      return failShape(fmt::format("'{}' and '{}' are joined by {} but '{}' and '{}' by {}; htsim has "
                               "one bundle size per tier (Bundle)",
                               name(it->first.first), name(it->first.second),
                               plural(it->second, "link", "links"), name(first->first.first),
@@ -406,20 +439,18 @@ bool Recogniser::twoTiers() {
           missing = s;
           break;
         }
-      return fail(fmt::format("tier-0 switch '{}' reaches {} of the {} tier-1 switches (not "
+      return failShape(fmt::format("tier-0 switch '{}' reaches {} of the {} tier-1 switches (not "
                               "'{}'); in a 2-tier htsim fabric every ToR connects to every tier-1 "
                               "switch",
                               name(t), reach.size(), spines.size(), name(missing)));
     }
   }
-  TopoParams &p = ft_.params;
-  p.tier[1].bundle = B1;
-  p.tier[1].radixDown = tors.size() * B1;
-  p.tier[0].radixUp = spines.size() * B1;
-  p.podsize = p.nodes;
+  ft_.params.podsize = ft_.params.nodes;
+  fabricBundle_[1] = B1;
+  aggsPerTor_ = spines.size();
+  torsPerAgg_ = tors.size();
   torOrder_ = tors;
   ft_.switchesOfTier[1] = spines;
-  ft_.upPaths = spines.size() * B1;
   return true;
 }
 
@@ -453,12 +484,12 @@ bool Recogniser::threeTiers() {
   for (uint32_t a : aggs) {
     auto it = podOfRoot.find(find(a));
     if (it == podOfRoot.end())
-      return fail(fmt::format("tier-1 switch '{}' has no link to a tier-0 switch", name(a)));
+      return failShape(fmt::format("tier-1 switch '{}' has no link to a tier-0 switch", name(a)));
     pods[it->second].aggs.push_back(a);
   }
   for (const Pod &pod : pods) {
     if (pod.tors.size() != pods[0].tors.size() || pod.aggs.size() != pods[0].aggs.size())
-      return fail(fmt::format("pods differ in size: the pod of '{}' has {} and {}, the pod of "
+      return failShape(fmt::format("pods differ in size: the pod of '{}' has {} and {}, the pod of "
                               "'{}' {} and {}; htsim's pods are all alike",
                               name(pods[0].tors[0]),
                               plural(pods[0].tors.size(), "ToR", "ToRs"),
@@ -467,7 +498,7 @@ bool Recogniser::threeTiers() {
                               plural(pod.aggs.size(), "tier-1 switch", "tier-1 switches")));
     for (uint32_t t : pod.tors)
       if (distinct(up_[t]).size() != pod.aggs.size())
-        return fail(fmt::format("tier-0 switch '{}' reaches {} of the {} tier-1 switches of its "
+        return failShape(fmt::format("tier-0 switch '{}' reaches {} of the {} tier-1 switches of its "
                                 "pod; in htsim every ToR connects to every tier-1 switch of its "
                                 "pod",
                                 name(t), distinct(up_[t]).size(), pod.aggs.size()));
@@ -483,14 +514,14 @@ bool Recogniser::threeTiers() {
   for (uint32_t a : aggs) {
     std::vector<uint32_t> reach = distinct(up_[a]);
     if (reach.empty())
-      return fail(fmt::format("tier-1 switch '{}' has no link to a tier-2 switch", name(a)));
+      return failShape(fmt::format("tier-1 switch '{}' has no link to a tier-2 switch", name(a)));
     planes[reach].push_back(a);
   }
   std::vector<uint32_t> planeOfCore(copies, ~0u);
   for (const auto &[reach, members] : planes) {
     for (uint32_t c : reach) {
       if (planeOfCore[c] != ~0u)
-        return fail(fmt::format("tier-2 switch '{}' is linked to tier-1 switches that reach "
+        return failShape(fmt::format("tier-2 switch '{}' is linked to tier-1 switches that reach "
                                 "different sets of tier-2 switches ('{}' and '{}'); htsim "
                                 "stripes core switches over the tier-1 switches of a pod",
                                 name(c), name(planeOfCore[c]), name(members[0])));
@@ -499,17 +530,17 @@ bool Recogniser::threeTiers() {
     std::vector<uint32_t> seen(P, 0);
     for (uint32_t a : members)
       if (seen[podOfAgg[a]]++)
-        return fail(fmt::format("tier-1 switches '{}' and '{}' are in the same pod and reach the "
+        return failShape(fmt::format("tier-1 switches '{}' and '{}' are in the same pod and reach the "
                                 "same tier-2 switches; htsim connects the tier-1 switches of a "
                                 "pod to different core switches",
                                 name(members[0]), name(a)));
     if (members.size() != P)
-      return fail(fmt::format("the tier-2 switches reached by '{}' are linked to {} of the {} "
+      return failShape(fmt::format("the tier-2 switches reached by '{}' are linked to {} of the {} "
                               "pods; htsim links every core switch to every pod",
                               name(members[0]), members.size(), P));
   }
   if (planes.size() != A)
-    return fail(fmt::format("the tier-1 switches reach {} different sets of tier-2 switches, not "
+    return failShape(fmt::format("the tier-1 switches reach {} different sets of tier-2 switches, not "
                             "one per tier-1 switch of a pod ({})",
                             planes.size(), A));
   // htsim order: pods by their first host, ToRs too; the tier-1 switch at position j of
@@ -542,37 +573,206 @@ bool Recogniser::threeTiers() {
   uint64_t perPlane = planeCores[0]->size();
   for (uint32_t j = 0; j < A; ++j) {
     if (planeCores[j]->size() != perPlane)
-      return fail(fmt::format("tier-1 switch '{}' reaches {} tier-2 switches but '{}' reaches {}; "
+      return failShape(fmt::format("tier-1 switch '{}' reaches {} tier-2 switches but '{}' reaches {}; "
                               "htsim gives every tier-1 switch the same Radix_Up",
                               name(pods[0].aggs[j]), planeCores[j]->size(), name(pods[0].aggs[0]),
                               perPlane));
     for (uint64_t l = 0; l < perPlane; ++l)
       coreOrder[j + A * l] = (*planeCores[j])[l];
   }
-  TopoParams &p = ft_.params;
-  p.podsize = p.nodes / P;
-  p.tier[1].bundle = B1;
-  p.tier[2].bundle = B2;
-  p.tier[0].radixUp = A * B1;
-  p.tier[1].radixDown = pods[0].tors.size() * B1;
-  p.tier[1].radixUp = perPlane * B2;
-  p.tier[2].radixDown = P * B2;
+  ft_.params.podsize = ft_.params.nodes / P;
+  fabricBundle_[1] = B1;
+  fabricBundle_[2] = B2;
+  aggsPerTor_ = A;
+  torsPerAgg_ = pods[0].tors.size();
+  coresPerPlane_ = perPlane;
+  pods_ = P;
   ft_.switchesOfTier[1] = aggOrder;
   ft_.switchesOfTier[2] = coreOrder;
-  ft_.upPaths = A * B1 * perPlane * B2;
+  return true;
+}
+
+// Tier 1 as htsim can build it: Radix_Up = aggsPerTor x Bundle uplinks at speed s1'
+// with Nodes x s0 = ToR-uplinks x s1' x Oversubscribed and Oversubscribed = Radix_Down /
+// Radix_Up (integer division), so a ToR's uplinks carry Radix_Down x s0 / Oversubscribed
+// in all. Chooses the bundle (and so s1') that carries the most, never more than the
+// fabric's uplinks; at equal capacity the fabric's own bundle, else the smallest.
+bool Recogniser::expressTier1(uint64_t aggsPerTor, uint64_t torsPerAgg) {
+  TopoParams &p = ft_.params;
+  const bool three = tiers_ == 3;
+  const uint64_t RD = p.tier[0].radixDown, A = aggsPerTor, B1 = fabricBundle_[1];
+  const uint64_t s0 = speed_[0], s1 = speed_[1];
+  const u128 fabricUp = u128(A) * B1 * s1;
+  uint64_t best = 0, bestCap = 0, bestSpeed = 0;
+  std::string portLimit;
+  for (uint64_t b = 1; A * b <= RD; ++b) {
+    const uint64_t RU = A * b, os = RD / RU;
+    const u128 num = u128(RD) * s0, den = u128(RU) * os;
+    if (num % den || num / den > IntMax || u128(RU) * (num / den) > fabricUp)
+      continue;
+    const uint64_t speed = uint64_t(num / den), cap = RU * speed;
+    const uint64_t aggPorts = torsPerAgg * b + (three ? coresPerPlane_ : 0);
+    if (RD + RU > 96 || aggPorts > 64) {
+      if (portLimit.empty())
+        portLimit = RD + RU > 96
+                        ? fmt::format("a ToR would get {} ports ({} attach points and {} "
+                                      "uplinks); htsim allows at most 96",
+                                      RD + RU, RD, RU)
+                        : fmt::format("a tier-1 switch would get {} ports or more; htsim allows "
+                                      "at most 64",
+                                      aggPorts);
+      continue;
+    }
+    if (cap > bestCap || (cap == bestCap && b == B1)) {
+      best = b;
+      bestCap = cap;
+      bestSpeed = speed;
+    }
+  }
+  if (!best) {
+    if (A > RD)
+      return fail(fmt::format("the tier-0 switches have {} attach points but reach {} tier-1 "
+                              "switches; an htsim ToR has at most as many uplinks as attach "
+                              "points (Oversubscribed = Radix_Down / Radix_Up >= 1): use fewer "
+                              "tier-1 switches or more attach points per ToR, or simulate the "
+                              "fabric with {}",
+                              RD, A, otherModelsHint()));
+    if (!portLimit.empty())
+      return fail(portLimit + ": use fewer attach points per ToR (a smaller radix, fewer "
+                              "hosts_per_leaf or hosts_per_group), or simulate the fabric with " +
+                  otherModelsHint());
+    return fail(fmt::format("the tier-0 switches have {} attach points at {} Gb/s and {} "
+                            "uplinks at {} Gb/s ({} Gb/s in all); htsim's ToR uplinks carry "
+                            "Radix_Down x {} Gb/s / Oversubscribed with a whole Oversubscribed "
+                            "= Radix_Down / Radix_Up, at least {} Gb/s here, more than the "
+                            "fabric has: give the tier-1 links at least {} Gb/s, or simulate "
+                            "the fabric with {}",
+                            RD, s0, A * B1, s1, uint64_t(fabricUp), s0, A * s0, s0,
+                            otherModelsHint()));
+  }
+  const uint64_t RU = A * best;
+  p.tier[0].radixUp = RU;
+  p.tier[0].oversubscribed = RD / RU;
+  p.tier[1].bundle = best;
+  p.tier[1].radixDown = torsPerAgg * best;
+  p.tier[1].speedGbps = bestSpeed;
+  if (u128(bestCap) < fabricUp) {
+    std::string avoid;
+    if (bestCap % (A * B1) == 0)
+      avoid = fmt::format(" (tier-1 links of {} Gb/s, e.g. the blueprints' bw1={}G, avoid this)",
+                          bestCap / (A * B1), bestCap / (A * B1));
+    diags_.warning(where_, fmt::format("htsim gives no switch more uplink than downlink "
+                                       "bandwidth: the tier-0 switches have {} attach points at "
+                                       "{} Gb/s ({} Gb/s) and {} uplinks at {} Gb/s ({} Gb/s); "
+                                       "fabric.topo gives them {} uplinks at {} Gb/s ({} Gb/s), "
+                                       "so the uplinks are busier than in the fabric{}",
+                                       RD, s0, RD * s0, A * B1, s1, uint64_t(fabricUp), RU,
+                                       bestSpeed, bestCap, avoid));
+    ft_.notes.push_back(fmt::format("tier-1 links capped: the fabric's {} uplinks per ToR at {} "
+                                    "Gb/s ({} Gb/s) are written as {} at {} Gb/s ({} Gb/s, what "
+                                    "the ToR's attach points can send)",
+                                    A * B1, s1, uint64_t(fabricUp), RU, bestSpeed, bestCap));
+  } else if (best != B1 || bestSpeed != s1) {
+    ft_.notes.push_back(fmt::format("tier-1 links: the fabric's {} uplinks per ToR at {} Gb/s "
+                                    "are written as Bundle {} of {} Gb/s links per tier-1 switch "
+                                    "(the same {} Gb/s; htsim derives the uplinks from the "
+                                    "tier-0 speed)",
+                                    A * B1, s1, best, bestSpeed, bestCap));
+  }
+  return true;
+}
+
+// Tier 2 as htsim can build it: Radix_Up = coresPerPlane x Bundle uplinks per tier-1
+// switch at speed s2' with down = Radix_Down x s1' = Radix_Up x s2' x Oversubscribed
+// for a whole Oversubscribed >= 1. Chooses the most uplink bandwidth that divides the
+// downlink bandwidth and does not exceed the fabric's.
+bool Recogniser::expressTier2(uint64_t coresPerPlane, uint64_t pods) {
+  TopoParams &p = ft_.params;
+  const uint64_t RD = p.tier[1].radixDown, C = coresPerPlane, B2 = fabricBundle_[2];
+  const uint64_t s2 = speed_[2];
+  const u128 down = u128(RD) * p.tier[1].speedGbps, fabricUp = u128(C) * B2 * s2;
+  // Divisors of the downlink bandwidth, largest first: the candidate uplink bandwidths.
+  std::vector<uint64_t> divisors;
+  const uint64_t d = uint64_t(down);
+  for (uint64_t k = 1; k * k <= d; ++k)
+    if (d % k == 0) {
+      divisors.push_back(k);
+      divisors.push_back(d / k);
+    }
+  std::sort(divisors.rbegin(), divisors.rend());
+  if (pods > 64)
+    return fail(fmt::format("a core switch would get {} ports (one per pod); htsim allows at "
+                            "most 64: use at most 64 pods (fewer ToRs, or more per pod), or "
+                            "simulate the fabric with {}",
+                            pods, otherModelsHint()));
+  if (RD + C > 64)
+    return fail(fmt::format("a tier-1 switch would get {} ports ({} down, {} up); htsim allows "
+                            "at most 64: use fewer ToRs per pod or fewer core switches, or "
+                            "simulate the fabric with {}",
+                            RD + C, RD, C, otherModelsHint()));
+  uint64_t best = 0, bestCap = 0;
+  for (uint64_t b = 1; pods * b <= 64 && RD + C * b <= 64; ++b)
+    for (uint64_t cap : divisors) {
+      if (u128(cap) > fabricUp || cap % (C * b) || cap / (C * b) > IntMax)
+        continue;
+      if (cap > bestCap || (cap == bestCap && b == B2)) {
+        best = b;
+        bestCap = cap;
+      }
+      break;
+    }
+  if (!best)
+    return fail(fmt::format("no htsim tier-1 uplinks match: the tier-1 switches have {} at {} "
+                            "Gb/s and {} at {} Gb/s, and htsim needs "
+                            "a whole Oversubscribed = downlink / uplink bandwidth >= 1 with at "
+                            "most 64 ports per tier-1 and core switch: give the tier-2 links "
+                            "another speed, or simulate the fabric with {}",
+                            plural(RD, "downlink", "downlinks"), p.tier[1].speedGbps,
+                            plural(C * B2, "uplink", "uplinks"), s2, otherModelsHint()));
+  const uint64_t RU = C * best, speed = bestCap / RU;
+  p.tier[1].radixUp = RU;
+  p.tier[1].oversubscribed = d / bestCap;
+  p.tier[2].bundle = best;
+  p.tier[2].radixDown = pods * best;
+  p.tier[2].speedGbps = speed;
+  if (u128(bestCap) < fabricUp) {
+    std::string avoid;
+    if (bestCap % (C * B2) == 0)
+      avoid = fmt::format(" (tier-2 links of {} Gb/s, e.g. the clos blueprint's bw2={}G, avoid "
+                          "this)",
+                          bestCap / (C * B2), bestCap / (C * B2));
+    diags_.warning(where_, fmt::format("htsim gives no switch more uplink than downlink "
+                                       "bandwidth: the tier-1 switches have {} downlinks at {} "
+                                       "Gb/s ({} Gb/s in fabric.topo) and {} uplinks at {} Gb/s "
+                                       "({} Gb/s); fabric.topo gives them {} uplinks at {} Gb/s "
+                                       "({} Gb/s), so the uplinks are busier than in the "
+                                       "fabric{}",
+                                       RD, p.tier[1].speedGbps, d, C * B2, s2,
+                                       uint64_t(fabricUp), RU, speed, bestCap, avoid));
+    ft_.notes.push_back(fmt::format("tier-2 links capped: the fabric's {} uplinks per tier-1 "
+                                    "switch at {} Gb/s ({} Gb/s) are written as {} at {} Gb/s "
+                                    "({} Gb/s, what its downlinks carry)",
+                                    C * B2, s2, uint64_t(fabricUp), RU, speed, bestCap));
+  } else if (best != B2 || speed != s2) {
+    ft_.notes.push_back(fmt::format("tier-2 links: the fabric's {} uplinks per tier-1 switch at "
+                                    "{} Gb/s are written as Bundle {} of {} Gb/s links per core "
+                                    "switch (the same {} Gb/s)",
+                                    C * B2, s2, best, speed, bestCap));
+  }
   return true;
 }
 
 bool Recogniser::finish() {
   TopoParams &p = ft_.params;
   const unsigned T = tiers_;
-  // Tier 0: hosts per ToR and uplinks per ToR.
+  // Tier 0: attach points per ToR (one link each) and uplinks per ToR.
   std::vector<uint64_t> hostsOf, upsOf;
   for (uint32_t t : switches_[0]) {
     hostsOf.push_back(down_[t].size());
     upsOf.push_back(up_[t].size());
   }
-  if (!checkUniform(0, switches_[0], hostsOf, "hosts", "number of host ports (Radix_Down)"))
+  if (!checkUniform(0, switches_[0], hostsOf, "attach points",
+                    "number of attach points (Radix_Down)"))
     return false;
   p.tier[0].radixDown = hostsOf[0];
   if (T == 3) {
@@ -591,46 +791,18 @@ bool Recogniser::finish() {
     p.tier[t].latencyNs = latency_[t];
     p.tier[t].switchLatencyNs = switchLatency_[t];
   }
-  TopoTier &t0 = p.tier[0], &t1 = p.tier[1];
-  if (t0.radixUp > t0.radixDown)
-    return fail(fmt::format("the ToRs have more uplinks ({}) than hosts ({}); htsim's tier-0 "
-                            "Oversubscribed = Radix_Down / Radix_Up must be at least 1",
-                            t0.radixUp, t0.radixDown));
-  t0.oversubscribed = t0.radixDown / t0.radixUp;
-  // htsim derives the ToR uplinks from speeds and Oversubscribed, not from Radix_Up.
-  const uint64_t tors = switches_[0].size(), torUplinks = tors * t0.radixUp;
-  u128 want = u128(p.nodes) * t0.speedGbps, got = u128(torUplinks) * t1.speedGbps * t0.oversubscribed;
-  if (want != got)
-    return fail(fmt::format(
-        "htsim counts the ToR uplinks as Nodes x s0 / (s1 x Oversubscribed), with Oversubscribed "
-        "= Radix_Down / Radix_Up = {} / {} = {} (integer division): {} x {} / ({} x {}) = {}, but "
-        "the fabric has {} ({} ToRs x {}); this mix of link speeds and port counts is not "
-        "expressible",
-        t0.radixDown, t0.radixUp, t0.oversubscribed, p.nodes, t0.speedGbps, t1.speedGbps,
-        t0.oversubscribed,
-        fmt::format("{:.6g}", double(p.nodes) * double(t0.speedGbps) /
-                                  (double(t1.speedGbps) * double(t0.oversubscribed))),
-        torUplinks, tors, t0.radixUp));
-  if (T == 3) {
-    TopoTier &t2 = p.tier[2];
-    const uint64_t aggUplinks = switches_[1].size() * t1.radixUp;
-    u128 num = u128(torUplinks) * t1.speedGbps, den = u128(t2.speedGbps) * aggUplinks;
-    if (num % den || num / den == 0)
-      return fail(fmt::format("htsim counts the tier-1 uplinks as ToR uplinks x s1 / (s2 x "
-                              "Oversubscribed) with a whole Oversubscribed >= 1, but {} ToR "
-                              "uplinks at {} Gb/s and {} tier-1 uplinks at {} Gb/s would need "
-                              "Oversubscribed = {}",
-                              torUplinks, t1.speedGbps, aggUplinks, t2.speedGbps,
-                              fmt::format("{:.6g}", double(torUplinks) * double(t1.speedGbps) /
-                                                        (double(t2.speedGbps) *
-                                                         double(aggUplinks)))));
-    t1.oversubscribed = uint64_t(num / den);
-  }
+  if (!expressTier1(aggsPerTor_, torsPerAgg_))
+    return false;
+  if (T == 3 && !expressTier2(coresPerPlane_, pods_))
+    return false;
+  ft_.upPaths = aggsPerTor_ * p.tier[1].bundle * (T == 3 ? coresPerPlane_ * p.tier[2].bundle : 1);
   std::string why;
   auto shape = deriveHtsimShape(p, why);
   if (!shape)
-    return fail("htsim would not build it from a .topo file: " + why);
-  // The checks above make htsim's counts the fabric's; keep this as a guard.
+    return fail("htsim would not build it from a .topo file: " + why + "; simulate the fabric "
+                "with " + otherModelsHint());
+  // The choices above make htsim's counts the fabric's; keep this as a guard.
+  const uint64_t tors = switches_[0].size();
   if (shape->tors() != tors || shape->aggs() != switches_[1].size() ||
       shape->cores != (T == 3 ? switches_[2].size() : 0))
     return fail(fmt::format("htsim would build {} ToRs, {} tier-1 and {} tier-2 switches from "
@@ -638,18 +810,20 @@ bool Recogniser::finish() {
                             shape->tors(), shape->aggs(), shape->cores, tors,
                             switches_[1].size(), T == 3 ? switches_[2].size() : 0));
   ft_.shape = *shape;
-  // Host order follows the ToR order; ToRs by their first host for 2 tiers (threeTiers
-  // ordered them pod by pod already).
+  // Node order follows the ToR order; ToRs by their first attach point for 2 tiers
+  // (threeTiers ordered them pod by pod already).
   if (T == 2)
     std::sort(torOrder_.begin(), torOrder_.end(),
               [&](uint32_t x, uint32_t y) { return firstHost(x) < firstHost(y); });
   ft_.switchesOfTier[0] = torOrder_;
-  ft_.nodeOfCopy.assign(tier_.size(), FatTree::NoNode);
   for (uint32_t t : torOrder_) {
-    std::vector<uint32_t> hosts = distinct(down_[t]);
-    for (uint32_t h : hosts) {
-      ft_.nodeOfCopy[h] = uint32_t(ft_.hostOfNode.size());
-      ft_.hostOfNode.push_back(h);
+    std::vector<NodeId> attach;
+    for (const auto &[h, e] : down_[t])
+      attach.push_back(endIn(h, e));
+    std::sort(attach.begin(), attach.end());
+    for (NodeId n : attach) {
+      ft_.nodeOfAttach[n] = uint32_t(ft_.attachOfNode.size());
+      ft_.attachOfNode.push_back(n);
     }
   }
   return true;
@@ -676,7 +850,7 @@ std::optional<FatTree> Recogniser::run() {
     fail("it has no hosts (device copies with an xpu or a nic)");
     return std::nullopt;
   }
-  if (!classifyEdges() || !checkHosts())
+  if (!classifyEdges() || !checkAttachPoints())
     return std::nullopt;
   tiers_ = unsigned(st.tiers.size());
   for (uint32_t c = 0; c < copies; ++c)
@@ -687,14 +861,15 @@ std::optional<FatTree> Recogniser::run() {
     for (unsigned t = 0; t < tiers_; ++t)
       detail += fmt::format("{}tier {}: {}", t ? ", " : "", t,
                             plural(st.tiers[t].switches, "switch", "switches"));
-    fail(fmt::format("htsim's fat tree has 2 or 3 tiers of switches; this fabric has {} ({})",
-                     tiers_, detail.empty() ? std::string("no switches") : detail));
+    failShape(fmt::format("htsim's fat tree has 2 or 3 tiers of switches; this fabric has {} "
+                          "({})",
+                          tiers_, detail.empty() ? std::string("no switches") : detail));
     return std::nullopt;
   }
-  ft_.params.nodes = st.hosts;
+  ft_.params.nodes = attachPoints_;
   ft_.params.tiers = tiers_;
-  if (st.hosts > IntMax) {
-    fail(fmt::format("it has {} hosts; htsim counts nodes in 32 bits", st.hosts));
+  if (attachPoints_ > IntMax) {
+    fail(fmt::format("it has {} attach points; htsim counts nodes in 32 bits", attachPoints_));
     return std::nullopt;
   }
   for (unsigned t = 0; t < tiers_; ++t)
@@ -702,6 +877,19 @@ std::optional<FatTree> Recogniser::run() {
       return std::nullopt;
   if (!finish())
     return std::nullopt;
+  if (!noLatency_.empty()) {
+    std::string names;
+    for (const std::string &n : noLatency_)
+      names += (names.empty() ? "'" : ", '") + n + "'";
+    diags_.warning(where_, fmt::format("link{} {} {} no latency; fabric.topo gives {} htsim's "
+                                       "default hop latency, {} ns (-htsim-link-latency=<ns> "
+                                       "sets another; the blueprints' lat0=, lat1=, lat2= give "
+                                       "links one)",
+                                       noLatency_.size() == 1 ? "" : "s", names,
+                                       noLatency_.size() == 1 ? "has" : "have",
+                                       noLatency_.size() == 1 ? "it" : "them",
+                                       opts_.defaultLinkLatencyNs));
+  }
   return std::move(ft_);
 }
 
@@ -720,12 +908,13 @@ void writeTopo(const FatTree &ft, llvm::ArrayRef<std::string> comments, llvm::ra
   const HtsimShape &s = ft.shape;
   for (const std::string &c : comments)
     os << "# " << c << "\n";
-  os << fmt::format("# {} hosts, {} pod{}, {} ToRs ({} per pod), {} tier-1 switches", p.nodes,
-                    s.pods, s.pods == 1 ? "" : "s", s.tors(), s.torsPerPod, s.aggs());
+  os << fmt::format("# {} nodes (attach points), {} pod{}, {} ToRs ({} per pod), {} tier-1 "
+                    "switches",
+                    p.nodes, s.pods, s.pods == 1 ? "" : "s", s.tors(), s.torsPerPod, s.aggs());
   if (p.tiers == 3)
     os << fmt::format(" ({} per pod), {} core switches", s.aggsPerPod, s.cores);
   os << "\n";
-  const char *names[] = {"hosts to ToRs", "ToRs to tier 1", "tier 1 to core"};
+  const char *names[] = {"attach points to ToRs", "ToRs to tier 1", "tier 1 to core"};
   for (uint64_t t = 0; t < p.tiers; ++t) {
     std::string links;
     for (const std::string &n : ft.linkNamesOfTier[t])
@@ -733,6 +922,8 @@ void writeTopo(const FatTree &ft, llvm::ArrayRef<std::string> comments, llvm::ra
     os << fmt::format("# tier {} downlinks ({}): fabric link{} {}\n", t, names[t],
                       ft.linkNamesOfTier[t].size() == 1 ? "" : "s", links);
   }
+  for (const std::string &n : ft.notes)
+    os << "# " << n << "\n";
   os << fmt::format("Nodes {}\nTiers {}\nPodsize {}\n", p.nodes, p.tiers, p.podsize);
   for (uint64_t t = 0; t < p.tiers; ++t) {
     const TopoTier &x = p.tier[t];

@@ -1,15 +1,29 @@
 // The fabric as htsim's FatTreeTopology sees it: 2 or 3 tiers of switches, one link
 // speed, link latency and switch latency per tier, equal radices, bundles and
-// oversubscription per tier, and hosts numbered so that htsim's fixed wiring (host h
-// on ToR h / Radix_Down, ToR t in pod t / ToRs-per-pod, ...) is the fabric's.
+// oversubscription per tier, and htsim nodes numbered so that htsim's fixed wiring
+// (node n on ToR n / Radix_Down, ToR t in pod t / ToRs-per-pod, ...) is the fabric's.
+//
+// An htsim node is a fabric attach point (ir/AttachPoints.h): a NIC, a NIC port, or the
+// host port a link ends on when the host has no NIC. A host with 8 NICs on 8 rail
+// switches is 8 nodes under 8 ToRs; one with 2 NICs on one ToR is 2 nodes there.
 //
 // recogniseFatTree() finds that shape in the fully qualified graph or says precisely
-// why there is none; deriveHtsimShape() repeats htsim's own arithmetic on the values a
-// .topo file gives (FatTreeTopology::set_custom_params), so that a file is only written
-// when htsim builds exactly the recognised fabric from it.
+// why there is none and what would make it expressible; deriveHtsimShape() repeats
+// htsim's own arithmetic on the values a .topo file gives
+// (FatTreeTopology::set_custom_params), so that a file is only written when htsim
+// builds the recognised fabric from it.
+//
+// htsim derives uplink counts from link speeds and never gives a switch more uplink
+// than downlink bandwidth. Where the fabric's uplinks are faster than that arithmetic
+// allows, they are written as bundles of links at the speed below (400G = 4 x 100G,
+// same capacity); where a switch has more uplink than downlink bandwidth
+// (undersubscribed), its uplinks are capped to what htsim can express and a warning
+// says by how much.
 #pragma once
 
 #include "ir/FabricGraph.h"
+
+#include <llvm/ADT/DenseMap.h>
 
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Support/raw_ostream.h>
@@ -58,33 +72,45 @@ std::optional<HtsimShape> deriveHtsimShape(const TopoParams &p, std::string &why
 struct FatTree {
   TopoParams params;
   HtsimShape shape;
-  /// htsim node -> device copy of the host (FabricGraph::deviceCopyOf numbering).
-  std::vector<uint32_t> hostOfNode;
-  /// Device copy -> htsim node, or NoNode for copies that are not hosts.
-  std::vector<uint32_t> nodeOfCopy;
-  static constexpr uint32_t NoNode = ~0u;
+  /// htsim node -> its attach point in the fabric.
+  std::vector<NodeId> attachOfNode;
+  /// Attach point -> htsim node.
+  llvm::DenseMap<NodeId, uint32_t> nodeOfAttach;
   /// htsim's switch index -> device copy, per tier (ToRs, aggregation, core).
   std::vector<uint32_t> switchesOfTier[3];
   /// Names of the device copies (`leaf.3`), by copy.
   std::vector<std::string> copyNames;
   /// The fabric link names behind each tier's links (for the .topo comments).
   std::vector<std::string> linkNamesOfTier[3];
-  /// Paths between two hosts in different pods (or ToRs, with 2 tiers): for -paths.
+  /// Paths between two nodes in different pods (or ToRs, with 2 tiers): for -paths.
   uint64_t upPaths = 1;
+  /// How fabric.topo writes tiers htsim cannot take literally (uplinks as bundles of
+  /// slower links, capped uplinks), one line each, for its comments.
+  std::vector<std::string> notes;
 };
 
+/// htsim's default hop latency (csg-htsim main.h), given to links without a latency
+/// unless -htsim-link-latency says otherwise.
+inline constexpr double HtsimDefaultLinkLatencyNs = 1000;
+
 struct FatTreeOptions {
-  /// Latency in ns for links without one; none: such links are an error.
-  std::optional<double> defaultLinkLatencyNs;
+  /// Latency in ns for links without one.
+  double defaultLinkLatencyNs = HtsimDefaultLinkLatencyNs;
+  /// Whether that latency was chosen by the user (no warning then).
+  bool linkLatencyGiven = false;
   /// Switch latency per node in ps (passes/FabricCosts.h switchLatencies()).
   const std::vector<int64_t> *switchLatencyPs = nullptr;
 };
 
 /// Recognises the fabric as an htsim fat tree. Every problem is reported through diags
-/// against `where` (the fabric's source) as the property that fails and the element
-/// that breaks it; nullopt then.
+/// against `where` (the fabric's source) as the property that fails, the element that
+/// breaks it and the way out; nullopt then. Approximations (capped uplinks, links
+/// without latency) are warned about.
 std::optional<FatTree> recogniseFatTree(const FabricGraph &g, DiagEngine &diags,
                                         llvm::StringRef where, const FatTreeOptions &opts);
+
+/// The models that simulate what htsim cannot express, for refusals' ways out.
+std::string otherModelsHint();
 
 /// Writes the .topo file: `#` comments (`comments`, one per line, then the fabric's
 /// shape), the header and one block per tier, LF line ends, single spaces.

@@ -1,12 +1,14 @@
 // -emit=htsim -o DIR: fabric.topo (the fat tree), workload.cm (flows and triggers for
 // csg-htsim), workload.bin (binary GOAL for ATLAHS's GOAL-driven htsim), mapping.txt
-// (htsim nodes, hosts, ranks, switches) and run.sh (the command lines).
+// (ranks, attach points, htsim nodes, switches), flows.tsv (what each flow carries)
+// and run.sh (the command lines; it writes results.tsv).
 #include "backends/goal/GoalWriter.h"
 #include "backends/htsim/ConnectionMatrix.h"
 #include "backends/htsim/FatTree.h"
 #include "ir/Module.h"
 #include "ir/TargetRegistry.h"
 #include "passes/FabricCosts.h"
+#include "passes/NicAssignment.h"
 #include "passes/Pass.h"
 #include "passes/RankGrouping.h"
 #include "support/Diagnostics.h"
@@ -27,8 +29,8 @@ namespace cl = llvm::cl;
 
 cl::opt<double> LinkLatency(
     "htsim-link-latency", cl::value_desc("ns"),
-    cl::desc("-emit=htsim: latency in ns of fabric links that have none (default: such links "
-             "are an error, since htsim needs a non-zero latency per tier)"),
+    cl::desc("-emit=htsim: latency in ns of fabric links that have none (default 1000, htsim's "
+             "own hop latency, with a warning naming the links)"),
     cl::cat(opts::backendCategory()));
 
 enum class RecvTrigger { SendDone, RecvDone };
@@ -132,7 +134,90 @@ uint64_t estimateEndUs(const ConnectionMatrix &cm, const FatTree &ft) {
   return uint64_t(std::ceil(us / 100) * 100);
 }
 
-// --- mapping.txt ----------------------------------------------------------------------
+// --- Ranks on attach points -----------------------------------------------------------
+
+/// What ran where: one entry per rank of the original workload (the members of the
+/// per-host ranks after remap-gpus, else the schedule's ranks), with its attach point.
+struct RankEnd {
+  uint32_t rank;      // as the workload numbers it
+  NodeId endpoint;    // where it runs
+  NodeId nic;         // the attach point its traffic uses
+};
+
+struct Ends {
+  std::vector<RankEnd> ranks;
+  std::vector<uint32_t> hostOfRank;   // per schedule rank: its device copy
+  std::vector<uint32_t> nodeOfOp;     // per op: htsim node of a send or recv
+  std::vector<uint32_t> endOfOp;      // per op: index into ranks of its rank
+};
+
+// Every send and recv leaves or arrives at the attach point of the rank (member) it
+// belongs to; the nic fields of the ops are remap-gpus's numbering of the same choice.
+std::optional<Ends> placeEnds(const Module &m, const FatTree &ft, DiagEngine &diags,
+                              const std::string &workloadWhere) {
+  const FabricGraph &g = *m.fabric;
+  const Schedule &s = *m.schedule;
+  const Placement &pl = m.placement;
+  const uint32_t P = s.numRanks();
+  Ends e;
+  std::vector<uint32_t> firstEnd(P + 1, 0);
+  const bool byMember = pl.hasMembers() && !pl.members.empty() &&
+                        std::all_of(pl.members.begin(), pl.members.end(),
+                                    [](const Placement::Member &x) { return x.nic != InvalidNode; });
+  std::vector<NodeId> endpointOfRank(P);
+  for (uint32_t r = 0; r < P; ++r)
+    endpointOfRank[r] = pl.empty() ? g.endpoints()[r] : pl.endpointOfRank[r];
+  if (byMember) {
+    for (uint32_t r = 0; r < P; ++r) {
+      firstEnd[r] = uint32_t(e.ranks.size());
+      for (const Placement::Member &x : pl.membersOf(r))
+        e.ranks.push_back({x.rank, x.endpoint, x.nic});
+    }
+  } else {
+    AttachPoints ap(g);
+    auto nics = assignNics(ap, endpointOfRank, m.nicRequest ? &*m.nicRequest : nullptr, diags,
+                           workloadWhere);
+    if (!nics)
+      return std::nullopt;
+    for (uint32_t r = 0; r < P; ++r) {
+      firstEnd[r] = r;
+      e.ranks.push_back({r, endpointOfRank[r], (*nics)[r]});
+    }
+  }
+  firstEnd[P] = uint32_t(e.ranks.size());
+  for (const RankEnd &x : e.ranks) {
+    if (x.nic == InvalidNode) {
+      diags.error(workloadWhere,
+                  fmt::format("rank {} runs on '{}', which reaches no attach point (NIC) inside "
+                              "its host '{}'; link it to a NIC inside the host, or choose one "
+                              "with -nic=round-robin or -nic=map:FILE",
+                              x.rank, g.name(x.endpoint), copyNameOf(g, x.endpoint)));
+      return std::nullopt;
+    }
+    if (!ft.nodeOfAttach.count(x.nic)) {
+      diags.error(workloadWhere, fmt::format("rank {} uses '{}', which is not a node of the fat "
+                                             "tree",
+                                             x.rank, g.name(x.nic)));
+      return std::nullopt;
+    }
+  }
+  e.hostOfRank.resize(P);
+  e.nodeOfOp.assign(s.numOps(), 0);
+  e.endOfOp.assign(s.numOps(), 0);
+  for (uint32_t r = 0; r < P; ++r) {
+    e.hostOfRank[r] = g.deviceCopyOf(endpointOfRank[r]);
+    for (uint32_t op = s.rankBegin(r); op < s.rankBegin(r) + s.numOps(r); ++op) {
+      uint32_t k = 0;
+      if (byMember && pl.cpusPerMember)
+        k = std::min(s.cpu(op) / pl.cpusPerMember, firstEnd[r + 1] - firstEnd[r] - 1);
+      e.endOfOp[op] = firstEnd[r] + k;
+      e.nodeOfOp[op] = ft.nodeOfAttach.lookup(e.ranks[firstEnd[r] + k].nic);
+    }
+  }
+  return e;
+}
+
+// --- mapping.txt and flows.tsv --------------------------------------------------------
 
 std::string rankList(llvm::ArrayRef<uint32_t> ranks) {
   std::string s;
@@ -148,36 +233,71 @@ std::string rankList(llvm::ArrayRef<uint32_t> ranks) {
   return s.empty() ? "-" : s;
 }
 
-void writeMapping(const FatTree &ft, const std::vector<std::vector<uint32_t>> &ranksOfNode,
-                  const std::string &fabric, const std::string &workload, uint32_t numRanks,
-                  llvm::raw_ostream &os) {
+void writeMapping(const FatTree &ft, const FabricGraph &g, const Ends &e, const ConnectionMatrix &cm,
+                  const std::string &fabric, const std::string &workload, const NicRequest *nic,
+                  uint64_t binHostNodes, llvm::raw_ostream &os) {
   const TopoParams &p = ft.params;
-  os << fmt::format("# htsim nodes of '{}' and the ranks of '{}' ({} ranks) on them\n", fabric,
-                    workload, numRanks);
-  os << "# htsim node n is host n of fabric.topo, flow endpoint n of workload.cm and rank n of\n"
-        "# workload.bin (ranks sharing a host are one GOAL rank there, each on cpu streams of\n"
-        "# its own: see docs/htsim.md)\n";
-  os << "# node host tor ranks\n";
-  uint64_t shared = 0;
-  for (uint32_t n = 0; n < ft.hostOfNode.size(); ++n) {
-    os << fmt::format("{} {} {} {}\n", n, copyName(ft, ft.hostOfNode[n]),
+  os << fmt::format("# htsim nodes of '{}' and the {} ranks of '{}' on them\n", fabric,
+                    e.ranks.size(), workload);
+  os << "# htsim node n is node n of fabric.topo and workload.cm: an attach point of the fabric\n"
+        "# (a NIC, a NIC port, or the host port a link ends on), numbered ToR by ToR, pods in\n"
+        "# order, so that htsim's wiring (node n on ToR n / Radix_Down) is the fabric's.\n";
+  os << fmt::format("# A rank's traffic uses the attach point -nic={} gives it.\n",
+                    nicPolicyName(nic));
+  os << "# Messages between ranks of one host are no htsim flow. Left as they are (the default\n"
+        "# pipeline: place, lower-collectives) they cost nothing and pass their dependencies on;\n"
+        "# -passes=place,lower-collectives,remap-gpus,intranode-calc makes them compute priced\n"
+        "# by the host's internal path, which workload.cm leaves out and workload.bin keeps.\n";
+  if (cm.localMessages)
+    os << (cm.localMessages == 1
+               ? std::string("# 1 message between ranks of one host is left as it was: no flow, "
+                             "no cost.\n")
+               : fmt::format("# {} messages between ranks of one host are left as they were: no "
+                             "flow, no cost.\n",
+                             cm.localMessages));
+  if (binHostNodes == 1)
+    os << "# workload.bin: GOAL rank h is the host of node h.\n";
+  else if (binHostNodes)
+    os << fmt::format("# workload.bin: GOAL rank h is the h-th host in node order, on nodes "
+                      "{}h to {}h+{}.\n",
+                      binHostNodes, binHostNodes, binHostNodes - 1);
+  os << "# rank endpoint nic node\n";
+  std::vector<std::vector<uint32_t>> ranksOfNode(ft.attachOfNode.size());
+  std::vector<const RankEnd *> byRank;
+  for (const RankEnd &x : e.ranks)
+    byRank.push_back(&x);
+  std::stable_sort(byRank.begin(), byRank.end(),
+                   [](const RankEnd *a, const RankEnd *b) { return a->rank < b->rank; });
+  for (const RankEnd *x : byRank) {
+    uint32_t node = ft.nodeOfAttach.lookup(x->nic);
+    os << fmt::format("{} {} {} {}\n", x->rank, g.name(x->endpoint), g.name(x->nic), node);
+    ranksOfNode[node].push_back(x->rank);
+  }
+  os << "# node nic host tor ranks\n";
+  for (uint32_t n = 0; n < ft.attachOfNode.size(); ++n)
+    os << fmt::format("{} {} {} {} {}\n", n, g.name(ft.attachOfNode[n]),
+                      copyNameOf(g, ft.attachOfNode[n]),
                       copyName(ft, ft.switchesOfTier[0][n / p.tier[0].radixDown]),
                       rankList(ranksOfNode[n]));
-    shared += ranksOfNode[n].size() > 1;
-  }
-  if (shared) {
-    os << fmt::format("# {} host{} run several ranks; messages between them need no flow:\n",
-                      shared, shared == 1 ? "" : "s");
-    for (uint32_t n = 0; n < ft.hostOfNode.size(); ++n)
-      if (ranksOfNode[n].size() > 1)
-        os << fmt::format("#   node {} ({}): ranks {}\n", n, copyName(ft, ft.hostOfNode[n]),
-                          rankList(ranksOfNode[n]));
-  }
   const char *kinds[] = {"Switch_LowerPod", "Switch_UpperPod", "Switch_Core"};
-  os << "# htsim switch = fabric switch\n";
+  os << "# htsim-switch fabric-switch\n";
   for (uint64_t t = 0; t < p.tiers; ++t)
     for (size_t i = 0; i < ft.switchesOfTier[t].size(); ++i)
-      os << fmt::format("# {}_{} = {}\n", kinds[t], i, copyName(ft, ft.switchesOfTier[t][i]));
+      os << fmt::format("{}_{} {}\n", kinds[t], i, copyName(ft, ft.switchesOfTier[t][i]));
+}
+
+// One row per flow, what run.sh joins with htsim's output into results.tsv.
+void writeFlows(const ConnectionMatrix &cm, const FabricGraph &g, const Ends &e,
+                llvm::raw_ostream &os) {
+  os << "flow\tsrc_rank\tdst_rank\tsrc_nic\tdst_nic\tsrc_node\tdst_node\tbytes\tstart_us\n";
+  for (size_t i = 0; i < cm.flows.size(); ++i) {
+    const CmFlow &f = cm.flows[i];
+    const CmMessage &msg = cm.messages[f.message];
+    const RankEnd &a = e.ranks[e.endOfOp[msg.send]], &b = e.ranks[e.endOfOp[msg.recv]];
+    std::string start = f.trigger ? "-" : fmt::format("{}", double(f.startPs) / 1e6);
+    os << fmt::format("{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n", i + 1, a.rank, b.rank,
+                      g.name(a.nic), g.name(b.nic), f.src, f.dst, f.size, start);
+  }
 }
 
 // --- run.sh ---------------------------------------------------------------------------
@@ -185,9 +305,9 @@ void writeMapping(const FatTree &ft, const std::vector<std::vector<uint32_t>> &r
 // The script, with @NAME@ placeholders filled in by writeRunScript.
 constexpr const char *RunScript = R"SH(#!/bin/sh
 # Runs this folder's workload in htsim (written by infracc -emit=htsim).
-#   fabric.topo   @NODES@ hosts, @TIERS@ tiers, from '@FABRIC@'
+#   fabric.topo   @NODES@ nodes (attach points), @TIERS@ tiers, from '@FABRIC@'
 #   workload.cm   @FLOWS@ flows, @TRIGGERS@ triggers, from '@WORKLOAD@'
-#   workload.bin  the same workload as binary GOAL, rank n on htsim node n
+#   workload.bin  the same workload as binary GOAL for ATLAHS (when written)
 #
 # usage: ./run.sh [eqds|ndp|atlahs] [HTSIM_DIR] [more htsim flags...]
 #   eqds    (default) csg-htsim's htsim_eqds on workload.cm: dependencies become
@@ -196,9 +316,10 @@ constexpr const char *RunScript = R"SH(#!/bin/sh
 #   atlahs  ATLAHS's htsim_uec on workload.bin: GOAL semantics with compute time.
 #           HTSIM_DIR: spcl/atlahs's sim/htsim-backend/sim/datacenter.
 # HTSIM_DIR may also come from the environment. htsim's output goes to <mode>.out next
-# to this script. END_US=<us> sets the simulated time limit of eqds and ndp; without
-# it, a run that ends before every flow finished is repeated with 4 times the limit
-# (at most 3 times).
+# to this script; eqds and ndp also write results.tsv there (one row per flow: ranks,
+# NICs, bytes, start and finish in us). END_US=<us> sets the simulated time limit of
+# eqds and ndp; without it, a run that ends before every flow finished is repeated with
+# 4 times the limit (at most 3 times).
 set -u
 here=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd)
 mode=eqds
@@ -217,10 +338,14 @@ fi
 out=$here/$mode.out
 
 if [ "$mode" = atlahs ]; then
-  # -goal       the workload as binary GOAL: rank n runs on htsim node n
+  if [ ! -f "$here/workload.bin" ]; then
+    echo "run.sh: error: no workload.bin here (infracc said why when it wrote this folder)" >&2
+    exit 2
+  fi
+  # -goal       the workload as binary GOAL: rank h runs on host h of fabric.topo
   # -topo       the fat tree
-  # -nodes      htsim nodes (@NODES@ hosts)
-  # -linkspeed  host link speed in Mb/s (tier 0: @GBPS@ Gb/s)
+  # -nodes      htsim nodes (@NODES@ attach points)
+  # -linkspeed  attach-point link speed in Mb/s (tier 0: @GBPS@ Gb/s)
   # -strat      ECMP chosen by the host per packet, over -paths entropies
   # -mtu, -lgs_o  as ATLAHS's own validation runs (scripts/run_validation_exp.py)
   "$dir/$bin" -goal "$here/workload.bin" -topo "$here/fabric.topo" -nodes @NODES@ -linkspeed @MBPS@ -strat ecmp_host -paths @PATHS@ -mtu 4096 -lgs_o 0 "$@" > "$out"
@@ -231,8 +356,8 @@ fi
 
 # -topo       the fat tree
 # -tm         flows and triggers (htsim_eqds takes the node count from it)
-# -nodes      htsim_ndp's node count (@NODES@ hosts; htsim_eqds checks it against -tm)
-# -linkspeed  host link speed in Mb/s (tier 0: @GBPS@ Gb/s), which the transports'
+# -nodes      htsim_ndp's node count (@NODES@ attach points; htsim_eqds checks it against -tm)
+# -linkspeed  attach-point link speed in Mb/s (tier 0: @GBPS@ Gb/s), which the transports'
 #             pacers and NICs use (the .topo speeds shape only the switches)
 # -end        simulated time limit in us: twice an estimate from the busiest links and
 #             the longest chain of dependent flows, plus 200 us
@@ -252,10 +377,17 @@ while :; do
   end=$((end * 4))
   tries=$((tries + 1))
 done
-# Every flow finished, and every triggered flow after each flow its trigger waits for
-# (htsim prints flows in the order they finish, with the time in us).
-awk -v status=$status -v limit="$end" -v bin=$bin -v out="$mode.out" '
-  FNR == NR {
+# Every flow finished, and every triggered flow after each flow its trigger waits for.
+# htsim prints "Flow <name> flowId|flow_id <id> ... finished at <us> ..." when a flow is
+# done, after any progress dots ('.' and '|' every 50 ms of simulated time) on the line.
+# A triggered flow starts when the last flow its trigger waits for is done.
+awk -v status=$status -v limit="$end" -v bin=$bin -v out="$mode.out" -v results="$here/results.tsv" '
+  FNR == 1 { file++ }
+  file == 1 {
+    if (FNR > 1) { row[$1] = $0; start[$1] = $9 }
+    next
+  }
+  file == 2 {
     if ($1 == "Connections") flows = $2
     if ($1 ~ /->/) for (i = 2; i < NF; i += 2) {
       if ($i == "id") id = $(i + 1)
@@ -264,21 +396,37 @@ awk -v status=$status -v limit="$end" -v bin=$bin -v out="$mode.out" '
     }
     next
   }
-  $1 == "Flow" && ($3 == "flowId" || $3 == "flow_id") {
-    for (i = 5; i < NF; i++) if ($i == "finished" && $(i + 1) == "at") { done[$4] = $(i + 2) + 0; n++ }
+  {
+    at = index($0, "Flow ")
+    if (at == 0) next
+    k = split(substr($0, at), w, " ")
+    if (w[3] != "flowId" && w[3] != "flow_id") next
+    for (i = 5; i < k; i++) if (w[i] == "finished" && w[i + 1] == "at") { done[w[4]] = w[i + 2] + 0; text[w[4]] = w[i + 2]; n++; break }
   }
   END {
     last = 0; late = 0
-    for (f in done) if (done[f] > last) last = done[f]
+    for (f in done) if (done[f] > last) { last = done[f]; lastText = text[f] }
     for (f in waits) if (f in done) {
       k = split(by[waits[f]], pre, " ")
       for (j = 1; j <= k; j++) if (!(pre[j] in done) || done[pre[j]] >= done[f]) late++
     }
-    printf "%s: %d of %d flows finished, the last at %s us; %d triggered flows finished before a flow they wait for (output in %s)\n", bin, n, flows, last, late, out
+    print "flow\tsrc_rank\tdst_rank\tsrc_nic\tdst_nic\tbytes\tstart_us\tfinish_us" > results
+    for (f = 1; f <= flows; f++) {
+      split(row[f], c, "\t")
+      s = start[f]
+      if (f in waits) {
+        s = "-"; k = split(by[waits[f]], pre, " "); m = -1
+        for (j = 1; j <= k; j++) if (pre[j] in done && done[pre[j]] > m) { m = done[pre[j]]; s = text[pre[j]] }
+        if (k == 0 || m < 0) s = "-"
+        for (j = 1; j <= k; j++) if (!(pre[j] in done)) s = "-"
+      }
+      printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", f, c[2], c[3], c[4], c[5], c[8], s, ((f "") in done) ? text[f] : "-" > results
+    }
+    printf "%s: %d of %d flows finished, the last at %s us; %d triggered flows finished before a flow they wait for (output in %s, flows in results.tsv)\n", bin, n, flows, n ? lastText : "0", late, out
     if (status != 0) { print "run.sh: error: " bin " failed (exit status " status ")" > "/dev/stderr"; exit 1 }
     if (n < flows) { print "run.sh: error: not every flow finished by -end " limit " us; run again with a larger END_US" > "/dev/stderr"; exit 1 }
     if (late) exit 1
-  }' "$here/workload.cm" "$out"
+  }' "$here/flows.tsv" "$here/workload.cm" "$out"
 )SH";
 
 void writeRunScript(const FatTree &ft, const ConnectionMatrix &cm, uint64_t endUs,
@@ -307,6 +455,112 @@ void writeRunScript(const FatTree &ft, const ConnectionMatrix &cm, uint64_t endU
   os << text;
 }
 
+// --- workload.bin ---------------------------------------------------------------------
+
+// ATLAHS's htsim_uec runs GOAL rank h's op with nic k on htsim node h x K + k (K = the
+// .bin's largest nic + 1) and sends it to node peer x K + k: the sender's NIC index on
+// both ends. workload.bin is the schedule with one GOAL rank per host, in node order,
+// when that numbering is the fat tree's: every host K consecutive nodes, its attach
+// points in order, and every message between attach points of equal index. Otherwise
+// why not, for a warning.
+struct BinPlan {
+  std::optional<Schedule> schedule;
+  uint64_t nodesPerHost = 0;
+  std::string skip;
+};
+
+BinPlan planBinary(const Schedule &s, const FatTree &ft, const FabricGraph &g, const Ends &e,
+                   const ConnectionMatrix &cm, const std::string &workloadWhere) {
+  BinPlan b;
+  AttachPoints ap(g);
+  // Hosts in node order, and K.
+  std::vector<uint32_t> hosts;   // device copies
+  llvm::DenseMap<uint32_t, uint32_t> indexOfHost;
+  for (NodeId n : ft.attachOfNode) {
+    uint32_t c = g.deviceCopyOf(n);
+    if (indexOfHost.try_emplace(c, uint32_t(hosts.size())).second)
+      hosts.push_back(c);
+  }
+  const uint64_t K = ft.attachOfNode.size() / hosts.size();
+  for (uint32_t h = 0; h < hosts.size(); ++h) {
+    auto own = ap.ofCopy(hosts[h]);
+    for (uint64_t k = 0; k < K; ++k) {
+      uint64_t node = h * K + k;
+      if (own.size() != K || node >= ft.attachOfNode.size() || ft.attachOfNode[node] != own[k]) {
+        NodeId first = own.empty() ? InvalidNode : own[std::min<uint64_t>(k, own.size() - 1)];
+        b.skip = fmt::format("ATLAHS's htsim_uec puts a GOAL rank's NIC k on htsim node rank x "
+                             "NICs + k, but here host '{}''s attach point '{}' is node {} (nodes "
+                             "go ToR by ToR; a host's attach points are not consecutive)",
+                             copyNameOf(g, own.empty() ? ft.attachOfNode[node] : own[0]),
+                             first == InvalidNode ? "-" : g.name(first),
+                             first == InvalidNode ? 0u : ft.nodeOfAttach.lookup(first));
+        return b;
+      }
+    }
+  }
+  for (const CmMessage &msg : cm.messages) {
+    uint32_t a = e.nodeOfOp[msg.send], z = e.nodeOfOp[msg.recv];
+    if (a % K != z % K) {
+      b.skip = fmt::format("ATLAHS's htsim_uec delivers a message to the receiver's NIC of the "
+                           "sender's index, but rank {} sends from '{}' to '{}' of rank {}",
+                           e.ranks[e.endOfOp[msg.send]].rank, g.name(ft.attachOfNode[a]),
+                           g.name(ft.attachOfNode[z]), e.ranks[e.endOfOp[msg.recv]].rank);
+      return b;
+    }
+  }
+  // One GOAL rank per host: the schedule's ranks on it, each op on its attach point's
+  // index (a single host rank after remap-gpus; several when the pipeline left them).
+  GroupingPlan plan;
+  plan.sources = {&s};
+  plan.sourceNames = {workloadWhere};
+  plan.pass = "-emit=htsim";
+  std::vector<std::vector<uint32_t>> ranksOfHost(hosts.size());
+  for (uint32_t r = 0; r < s.numRanks(); ++r)
+    ranksOfHost[indexOfHost.lookup(e.hostOfRank[r])].push_back(r);
+  std::vector<uint32_t> nicOfMember;   // per plan member: K-index of its first op's node
+  plan.begin.push_back(0);
+  for (const auto &ranks : ranksOfHost) {
+    for (uint32_t r : ranks) {
+      plan.members.push_back({0, r});
+      nicOfMember.push_back(s.numOps(r) ? uint32_t(e.nodeOfOp[s.rankBegin(r)] % K) : 0);
+    }
+    plan.begin.push_back(uint32_t(plan.members.size()));
+  }
+  // Ops carry remap-gpus's nic numbering (the attach point's index in its host, here
+  // its K-index) when ranks are hosts; otherwise every op of a rank uses its NIC.
+  const bool opNics = std::all_of(e.ranks.begin(), e.ranks.end(), [&](const RankEnd &x) {
+    return ap.indexInCopy(x.nic) >= 0;
+  }) && e.ranks.size() != s.numRanks();
+  plan.nicOf = [&](uint32_t member, uint32_t nic) { return opNics ? nic : nicOfMember[member]; };
+  std::string log;
+  {
+    llvm::raw_string_ostream os(log);
+    DiagEngine local(os);
+    local.setErrorLimit(1);
+    b.schedule = regroup(plan, local);
+  }
+  if (!b.schedule) {
+    size_t at = log.find("error: ");
+    b.skip = at == std::string::npos ? log : log.substr(at + 7);
+    if (size_t nl = b.skip.find('\n'); nl != std::string::npos)
+      b.skip.resize(nl);
+  } else if (b.schedule->maxCpu() > 255) {
+    b.skip = fmt::format("grouping the ranks of a host uses cpu streams up to {}; binary GOAL "
+                         "holds 0-255",
+                         b.schedule->maxCpu());
+  } else if (b.schedule->maxNic() > 255) {
+    b.skip = fmt::format("a calc uses nic {}; binary GOAL holds 0-255", b.schedule->maxNic());
+  } else if (K > 1 && b.schedule->maxNic() + 1 != K) {
+    b.skip = fmt::format("the workload uses NICs 0-{} of hosts with {}, and ATLAHS's htsim_uec "
+                         "takes the NIC count from the largest nic it finds",
+                         b.schedule->maxNic(), K);
+  }
+  if (!b.skip.empty())
+    b.schedule.reset();
+  b.nodesPerHost = K;
+  return b;
+}
+
 // --- The target -----------------------------------------------------------------------
 
 llvm::Error emitHtsim(TargetContext &ctx) {
@@ -326,16 +580,16 @@ llvm::Error emitHtsim(TargetContext &ctx) {
   if (!switchPs)
     return reportedError();
   FatTreeOptions fo;
-  if (LinkLatency.getNumOccurrences())
+  if (LinkLatency.getNumOccurrences()) {
     fo.defaultLinkLatencyNs = double(LinkLatency);
+    fo.linkLatencyGiven = true;
+  }
   fo.switchLatencyPs = &*switchPs;
   auto ft = recogniseFatTree(g, ctx.diags, fabricWhere, fo);
   if (!ft)
     return reportedError();
 
-  // Ranks on hosts: the placement, else rank r on the fabric's r-th endpoint.
   const uint32_t P = s.numRanks();
-  std::vector<uint32_t> nodeOfRank(P);
   const Placement &pl = m.placement;
   if (!pl.empty() && pl.numRanks() != P)
     return llvm::createStringError(
@@ -347,64 +601,22 @@ llvm::Error emitHtsim(TargetContext &ctx) {
                                 P, fabric, g.endpoints().size()));
     return reportedError();
   }
-  std::vector<std::vector<uint32_t>> ranksOfNode(ft->hostOfNode.size());
-  for (uint32_t r = 0; r < P; ++r) {
-    NodeId ep = pl.empty() ? g.endpoints()[r] : pl.endpointOfRank[r];
-    uint32_t node = ft->nodeOfCopy[g.deviceCopyOf(ep)];
-    if (node == FatTree::NoNode) {
-      ctx.diags.error(workloadWhere, fmt::format("rank {} runs on '{}', which is not on a host of "
-                                                 "the fat tree",
-                                                 r, g.name(ep)));
-      return reportedError();
-    }
-    nodeOfRank[r] = node;
-    ranksOfNode[node].push_back(r);
-  }
+  auto ends = placeEnds(m, *ft, ctx.diags, workloadWhere);
+  if (!ends)
+    return reportedError();
 
   CmOptions co;
   co.recvDoneTriggers = RecvTriggerKind == RecvTrigger::RecvDone;
-  auto cm = buildConnectionMatrix(s, nodeOfRank, uint32_t(ft->params.nodes), ctx.diags,
-                                  workloadWhere, co);
+  auto cm = buildConnectionMatrix(s, FlowEnds{ends->hostOfRank, ends->nodeOfOp},
+                                  uint32_t(ft->params.nodes), ctx.diags, workloadWhere, co);
   if (!cm)
     return reportedError();
 
-  // workload.bin: GOAL rank n = htsim node n; ranks sharing a host grouped into one.
-  GroupingPlan plan;
-  plan.sources = {&s};
-  plan.sourceNames = {workloadWhere};
-  plan.pass = "-emit=htsim";
-  plan.nicOf = [](uint32_t, uint32_t) { return 0u; };   // htsim hosts have one link
-  plan.begin.push_back(0);
-  for (const auto &ranks : ranksOfNode) {
-    for (uint32_t r : ranks)
-      plan.members.push_back({0, r});
-    plan.begin.push_back(uint32_t(plan.members.size()));
-  }
-  // A problem with workload.bin alone (tags or cpu streams beyond what grouping ranks
-  // or binary GOAL allow) skips that file, with a warning, rather than the whole run.
-  std::string groupLog;
-  std::optional<Schedule> perNode;
-  {
-    llvm::raw_string_ostream os(groupLog);
-    DiagEngine local(os);
-    local.setErrorLimit(1);
-    perNode = regroup(plan, local);
-  }
-  std::string skipBin;
-  if (!perNode) {
-    size_t at = groupLog.find("error: ");
-    skipBin = at == std::string::npos ? groupLog : groupLog.substr(at + 7);
-    if (size_t nl = skipBin.find('\n'); nl != std::string::npos)
-      skipBin.resize(nl);
-  } else if (perNode->maxCpu() > 255) {
-    skipBin = fmt::format("grouping the ranks of a host uses cpu streams up to {}; binary GOAL "
-                          "holds 0-255",
-                          perNode->maxCpu());
-  } else if (perNode->maxNic() > 255) {
-    skipBin = fmt::format("a calc uses nic {}; binary GOAL holds 0-255", perNode->maxNic());
-  }
-  if (!skipBin.empty())
-    ctx.diags.warning(workloadWhere, "workload.bin is not written: " + skipBin);
+  // workload.bin when ATLAHS's node numbering is the fat tree's; a problem with it
+  // alone skips that file, with a warning, rather than the whole run.
+  BinPlan bin = planBinary(s, *ft, g, *ends, *cm, workloadWhere);
+  if (!bin.skip.empty())
+    ctx.diags.warning(workloadWhere, "workload.bin is not written: " + bin.skip);
 
   // Warnings: what the connection matrix leaves out or changes.
   auto count = [](uint64_t n, const char *one, const char *many) {
@@ -421,7 +633,7 @@ llvm::Error emitHtsim(TargetContext &ctx) {
                                        "delays the start of " +
                                            count(cm->delayedRoots, "flow", "flows")
                                      : std::string(),
-                    skipBin.empty() ? " (workload.bin keeps all of it)" : ""));
+                    bin.schedule ? " (workload.bin keeps all of it)" : ""));
   if (cm->widenedFlows)
     ctx.diags.warning(workloadWhere,
                       fmt::format("{} wait for more than their sends depend on: an htsim flow "
@@ -449,10 +661,11 @@ llvm::Error emitHtsim(TargetContext &ctx) {
   std::vector<std::string> cmComments = {
       fmt::format("htsim connection matrix of '{}' on '{}', written by infracc -emit=htsim",
                   workload, fabric),
-      fmt::format("{} for {} between hosts ({} between ranks of one host need none), {}",
-                  count(cm->flows.size(), "flow", "flows"),
+      fmt::format("{} for {} between hosts{}, {}", count(cm->flows.size(), "flow", "flows"),
                   count(cm->messages.size(), "message", "messages"),
-                  count(cm->localMessages, "message", "messages"),
+                  cm->localMessages ? fmt::format(" ({} between ranks of one host need none)",
+                                                  count(cm->localMessages, "message", "messages"))
+                                    : std::string(),
                   count(cm->triggers.size(), "trigger", "triggers")),
       cm->recvDoneTriggers
           ? "a flow starts when the messages its send depends on are sent (send_done_trigger) "
@@ -473,16 +686,21 @@ llvm::Error emitHtsim(TargetContext &ctx) {
   if (!cmOut)
     return cmOut.takeError();
   writeConnectionMatrix(*cm, cmComments, *cmOut);
-  if (skipBin.empty()) {
-    auto bin = ctx.output.file("workload.bin");
-    if (!bin)
-      return bin.takeError();
-    goal::writeBinary(*perNode, *bin);
+  if (bin.schedule) {
+    auto binOut = ctx.output.file("workload.bin");
+    if (!binOut)
+      return binOut.takeError();
+    goal::writeBinary(*bin.schedule, *binOut);
   }
   auto map = ctx.output.file("mapping.txt");
   if (!map)
     return map.takeError();
-  writeMapping(*ft, ranksOfNode, fabric, workload, P, *map);
+  writeMapping(*ft, g, *ends, *cm, fabric, workload, m.nicRequest ? &*m.nicRequest : nullptr,
+               bin.schedule ? bin.nodesPerHost : 0, *map);
+  auto flows = ctx.output.file("flows.tsv");
+  if (!flows)
+    return flows.takeError();
+  writeFlows(*cm, g, *ends, *flows);
   auto run = ctx.output.file("run.sh", /*executable=*/true);
   if (!run)
     return run.takeError();
@@ -490,19 +708,26 @@ llvm::Error emitHtsim(TargetContext &ctx) {
   return llvm::Error::success();
 }
 
+// Default pipeline: ranks placed (the driver lowers collectives after it). Messages
+// between ranks of one host then stay messages, which need no flow (mapping.txt says
+// so). remap-gpus and intranode-calc, which would price them by the host's path, are
+// not run by default: remap-gpus cannot group ranks whose lowered collectives use tags
+// of 2^31 and up (beyond the 32-bit tag space once grouped), i.e. every collective
+// workload on multi-GPU hosts; ask for them with -passes.
+std::vector<std::string> htsimPipeline(const Module &m) {
+  if (m.hasFabric() && m.placement.empty() && PassRegistry::find("place"))
+    return {"place"};
+  return {};
+}
+
 RegisterTarget HtsimTarget({
     .name = "htsim",
     .description = "htsim inputs in a folder (-o DIR): fat-tree fabric.topo, connection matrix "
-                   "workload.cm, GOAL workload.bin for ATLAHS, mapping.txt, run.sh",
+                   "workload.cm, GOAL workload.bin for ATLAHS, mapping.txt, flows.tsv, run.sh",
     .needs = TargetNeeds::FabricAndWorkload,
     .writesDirectory = true,
     .pointToPoint = true,
-    .defaultPipeline =
-        [](const Module &m) {
-          return m.hasFabric() && m.placement.empty() && PassRegistry::find("place")
-                     ? std::vector<std::string>{"place"}
-                     : std::vector<std::string>{};
-        },
+    .defaultPipeline = htsimPipeline,
     .run = emitHtsim,
 });
 

@@ -1,6 +1,8 @@
 // The recognised fat tree is the fabric: with the numbering the backend chose, htsim's
-// fixed wiring (FatTreeTopology::init_network) joins exactly the pairs the fabric joins,
-// by as many links. And htsim's arithmetic as the backend repeats it.
+// fixed wiring (FatTreeTopology::init_network) joins exactly the pairs the fabric joins
+// (attach points to their ToR, switches to switches), by as many links where the
+// fabric's speeds are written as they are. And htsim's arithmetic as the backend
+// repeats it.
 #include "backends/htsim/FatTree.h"
 #include "compiler/frontends/infragraph/InfraGraphReader.h"
 #include "support/Diagnostics.h"
@@ -10,34 +12,44 @@
 #include <llvm/Support/MemoryBuffer.h>
 
 #include <map>
+#include <set>
 
 using namespace infracc;
 using namespace infracc::test;
 
 namespace {
 
-// Links between device copies per (lower, upper) pair, from the fabric.
-std::map<std::pair<uint32_t, uint32_t>, uint64_t> copyLinks(const FabricGraph &g) {
-  std::map<std::pair<uint32_t, uint32_t>, uint64_t> m;
+// Ends of a link: an attach point (node id | AttachKey) or a switch (device copy).
+constexpr uint64_t AttachKey = uint64_t(1) << 40;
+using LinkCounts = std::map<std::pair<uint64_t, uint64_t>, uint64_t>;
+
+// Links per (lower, upper) pair from the fabric: host side by attach point.
+LinkCounts fabricLinks(const FabricGraph &g) {
+  LinkCounts m;
   for (const auto &e : g.edges()) {
     uint32_t a = g.deviceCopyOf(e.u), b = g.deviceCopyOf(e.v);
-    if (a != b)
-      ++m[{std::min(a, b), std::max(a, b)}];
+    if (a == b)
+      continue;
+    auto end = [&](NodeId n, uint32_t copy) -> uint64_t {
+      return g.instances()[g.instanceOf(n)].role == InstanceRole::Host ? AttachKey | n : copy;
+    };
+    uint64_t x = end(e.u, a), y = end(e.v, b);
+    ++m[{std::min(x, y), std::max(x, y)}];
   }
   return m;
 }
 
-// htsim's wiring for the recognised shape, in device copies (init_network's loops).
-std::map<std::pair<uint32_t, uint32_t>, uint64_t> htsimLinks(const htsim::FatTree &ft) {
+// htsim's wiring for the recognised shape (init_network's loops).
+LinkCounts htsimLinks(const htsim::FatTree &ft) {
   const auto &p = ft.params;
   const auto &s = ft.shape;
-  std::map<std::pair<uint32_t, uint32_t>, uint64_t> m;
-  auto add = [&](uint32_t a, uint32_t b, uint64_t n) { m[{std::min(a, b), std::max(a, b)}] += n; };
+  LinkCounts m;
+  auto add = [&](uint64_t a, uint64_t b, uint64_t n) { m[{std::min(a, b), std::max(a, b)}] += n; };
   const auto &tors = ft.switchesOfTier[0], &aggs = ft.switchesOfTier[1],
              &cores = ft.switchesOfTier[2];
   for (uint64_t tor = 0; tor < s.tors(); ++tor)
     for (uint64_t l = 0; l < p.tier[0].radixDown; ++l)
-      add(tors[tor], ft.hostOfNode[tor * p.tier[0].radixDown + l], 1);
+      add(tors[tor], AttachKey | ft.attachOfNode[tor * p.tier[0].radixDown + l], 1);
   for (uint64_t tor = 0; tor < s.tors(); ++tor) {
     uint64_t pod = tor / s.torsPerPod;
     uint64_t lo = p.tiers == 3 ? pod * s.aggsPerPod : 0;
@@ -52,20 +64,34 @@ std::map<std::pair<uint32_t, uint32_t>, uint64_t> htsimLinks(const htsim::FatTre
   return m;
 }
 
-htsim::FatTree recognise(const FabricGraph &g) {
+// The linked pairs alone (for fabrics whose uplinks fabric.topo writes as other bundles).
+std::set<std::pair<uint64_t, uint64_t>> pairs(const LinkCounts &m) {
+  std::set<std::pair<uint64_t, uint64_t>> s;
+  for (const auto &[k, n] : m)
+    s.insert(k);
+  return s;
+}
+
+htsim::FatTree recognise(const FabricGraph &g, std::string *warnings = nullptr) {
   std::string log;
   llvm::raw_string_ostream os(log);
   DiagEngine diags(os);
   auto ft = htsim::recogniseFatTree(g, diags, "test", {});
   EXPECT_TRUE(ft.has_value()) << log;
-  return ft ? *ft : htsim::FatTree{};
+  if (warnings)
+    *warnings = log;
+  return ft ? *ft : htsim::FatTree();
 }
 
-void expectWiring(const std::string &spec) {
+// Exact wiring; returns the fat tree for further checks.
+htsim::FatTree expectWiring(const std::string &spec, std::string *warnings = nullptr) {
   Built b = buildFabric(spec);
-  ASSERT_TRUE(b.graph) << b.log;
-  htsim::FatTree ft = recognise(*b.graph);
-  EXPECT_EQ(copyLinks(*b.graph), htsimLinks(ft)) << spec;
+  EXPECT_TRUE(b.graph) << b.log;
+  if (!b.graph)
+    return htsim::FatTree();
+  htsim::FatTree ft = recognise(*b.graph, warnings);
+  EXPECT_EQ(fabricLinks(*b.graph), htsimLinks(ft)) << spec;
+  return ft;
 }
 
 std::unique_ptr<FabricGraph> fromYaml(const std::string &yaml, std::string &log) {
@@ -99,6 +125,118 @@ TEST(HtsimFatTree, ThreeTierClosWithCoreBundlesWiring) {
                "lat1=1us,lat2=1us");
 }
 
+// NIC level: a DGX H100 host is 8 nodes on 8 ToRs of a rail-optimised fabric, ToRs
+// (rails) of a group in order, and 8 nodes on one ToR of a Clos.
+TEST(HtsimFatTree, RailWiring) {
+  std::string warnings;
+  htsim::FatTree ft = expectWiring("rail:radix=16,lat0=500ns,lat1=500ns", &warnings);
+  EXPECT_EQ(warnings, "");
+  EXPECT_EQ(ft.params.nodes, 128u);
+  EXPECT_EQ(ft.params.tier[0].radixDown, 8u);
+  EXPECT_EQ(ft.params.tier[0].radixUp, 8u);
+  EXPECT_EQ(ft.params.tier[1].speedGbps, 400u);
+  Built b = buildFabric("rail:radix=16");
+  ASSERT_TRUE(b.graph);
+  // Node 8r + h is NIC r of host h (group 0); node 64 starts group 1.
+  EXPECT_EQ(b.graph->name(ft.attachOfNode[0]), "dgx_h100.0.cx7.0");
+  EXPECT_EQ(b.graph->name(ft.attachOfNode[1]), "dgx_h100.1.cx7.0");
+  EXPECT_EQ(b.graph->name(ft.attachOfNode[8]), "dgx_h100.0.cx7.1");
+  EXPECT_EQ(b.graph->name(ft.attachOfNode[64]), "dgx_h100.8.cx7.0");
+}
+
+TEST(HtsimFatTree, DgxClosWiring) {
+  htsim::FatTree ft = expectWiring("clos:radix=16,host=dgx_h100,bw1=100G,lat0=1us,lat1=1us");
+  EXPECT_EQ(ft.params.nodes, 128u);
+  EXPECT_EQ(ft.params.tier[0].radixDown, 8u);
+}
+
+TEST(HtsimFatTree, DgxClosThreeTierWiring) {
+  htsim::FatTree ft = expectWiring("clos:radix=16,levels=3,host=dgx_h100,bw1=100G,bw2=100G,"
+                                   "lat0=1us,lat1=1us,lat2=1us");
+  EXPECT_EQ(ft.params.nodes, 1024u);
+  EXPECT_EQ(ft.shape.pods, 16u);
+}
+
+TEST(HtsimFatTree, ComposedNicPortsAreNodes) {
+  htsim::FatTree ft = expectWiring("clos:radix=32,host=dgx_h100(nic_device=cx5),bw1=100G,"
+                                   "lat0=1us,lat1=1us");
+  EXPECT_EQ(ft.params.nodes, 512u);   // 32 hosts x 8 NICs x 2 ports
+}
+
+// Uplinks 4 times as fast as the attach points' links: written as bundles of 4 links
+// at the attach points' speed, the same bandwidth.
+TEST(HtsimFatTree, FasterUplinksAsBundles) {
+  Built b = buildFabric("leaf_spine:leaves=4,spines=2,hosts_per_leaf=8,host=simple_host,"
+                        "bw1=400G,lat0=1us,lat1=1us");
+  ASSERT_TRUE(b.graph) << b.log;
+  std::string warnings;
+  htsim::FatTree ft = recognise(*b.graph, &warnings);
+  EXPECT_EQ(warnings, "");
+  EXPECT_EQ(pairs(fabricLinks(*b.graph)), pairs(htsimLinks(ft)));
+  EXPECT_EQ(ft.params.tier[0].radixUp, 8u);
+  EXPECT_EQ(ft.params.tier[0].oversubscribed, 1u);
+  EXPECT_EQ(ft.params.tier[1].bundle, 4u);
+  EXPECT_EQ(ft.params.tier[1].speedGbps, 100u);
+  EXPECT_EQ(ft.upPaths, 8u);
+  EXPECT_EQ(ft.notes, (std::vector<std::string>{
+                          "tier-1 links: the fabric's 2 uplinks per ToR at 400 Gb/s are written "
+                          "as Bundle 4 of 100 Gb/s links per tier-1 switch (the same 800 Gb/s; "
+                          "htsim derives the uplinks from the tier-0 speed)"}));
+}
+
+// The clos blueprint at radix 8 (100G host links, 200G uplinks, as many as attach points):
+// the warning for its capped tier-1 links.
+const std::string ClosRadix8Tier1Capped =
+    "test: warning: htsim gives no switch more uplink than downlink bandwidth: the tier-0 "
+    "switches have 4 attach points at 100 Gb/s (400 Gb/s) and 4 uplinks at 200 Gb/s (800 "
+    "Gb/s); fabric.topo gives them 4 uplinks at 100 Gb/s (400 Gb/s), so the uplinks are busier "
+    "than in the fabric (tier-1 links of 100 Gb/s, e.g. the blueprints' bw1=100G, avoid "
+    "this)\n";
+
+// InfraGraph's reference ClosFatTreeFabric (examples/clos-2tier.yaml): 2 NICs per server
+// on one ToR, 100G host links and 200G uplinks, as many uplinks as attach points. htsim
+// gives no switch more uplink than downlink bandwidth: the uplinks are capped, with a
+// warning.
+TEST(HtsimFatTree, ReferenceClosCapped) {
+  std::string log;
+  auto g = fromYaml(readFile(sourcePath("examples/clos-2tier.yaml")), log);
+  ASSERT_TRUE(g) << log;
+  std::string warnings;
+  htsim::FatTree ft = recognise(*g, &warnings);
+  EXPECT_EQ(fabricLinks(*g), htsimLinks(ft));
+  EXPECT_EQ(ft.params.nodes, 32u);
+  EXPECT_EQ(ft.params.tier[1].speedGbps, 100u);
+  EXPECT_EQ(warnings,
+            ClosRadix8Tier1Capped +
+            "test: warning: links 'tier_0_link', 'tier_1_link' have no latency; fabric.topo "
+            "gives them htsim's default hop latency, 1000 ns (-htsim-link-latency=<ns> sets "
+            "another; the blueprints' lat0=, lat1=, lat2= give links one)\n");
+  EXPECT_EQ(ft.notes, (std::vector<std::string>{
+                          "tier-1 links capped: the fabric's 4 uplinks per ToR at 200 Gb/s (800 "
+                          "Gb/s) are written as 4 at 100 Gb/s (400 Gb/s, what the ToR's attach "
+                          "points can send)"}));
+}
+
+// The 3-level reference fabric (clos:radix=8,levels=3: 100G, 200G, 400G): both uplink
+// tiers capped to the bandwidth below them.
+TEST(HtsimFatTree, ThreeTierClosCappedTwice) {
+  std::string warnings;
+  Built b = buildFabric("clos:radix=8,levels=3,lat0=1us,lat1=1us,lat2=1us");
+  ASSERT_TRUE(b.graph) << b.log;
+  htsim::FatTree ft = recognise(*b.graph, &warnings);
+  EXPECT_EQ(fabricLinks(*b.graph), htsimLinks(ft));
+  EXPECT_EQ(ft.params.tier[1].speedGbps, 100u);
+  EXPECT_EQ(ft.params.tier[2].speedGbps, 100u);
+  EXPECT_EQ(ft.params.tier[1].oversubscribed, 1u);
+  EXPECT_EQ(warnings,
+            ClosRadix8Tier1Capped +
+            "test: warning: htsim gives no switch more uplink than downlink bandwidth: the "
+            "tier-1 switches have 4 downlinks at 100 Gb/s (400 Gb/s in fabric.topo) and 4 "
+            "uplinks at 400 Gb/s (1600 Gb/s); fabric.topo gives them 4 uplinks at 100 Gb/s (400 "
+            "Gb/s), so the uplinks are busier than in the fabric (tier-2 links of 100 Gb/s, e.g. "
+            "the clos blueprint's bw2=100G, avoid this)\n");
+}
+
 // Copies numbered against htsim's order: hosts on ToRs in reverse, ToRs of pod 1
 // before pod 0, core planes swapped. The backend renumbers; the wiring still matches.
 TEST(HtsimFatTree, ScrambledThreeTierWiring) {
@@ -126,13 +264,15 @@ TEST(HtsimFatTree, ScrambledThreeTierWiring) {
   auto g = fromYaml(f.yaml(), log);
   ASSERT_TRUE(g) << log;
   htsim::FatTree ft = recognise(*g);
-  EXPECT_EQ(copyLinks(*g), htsimLinks(ft));
+  EXPECT_EQ(fabricLinks(*g), htsimLinks(ft));
   // Pods in the order of their first host (pod 1: tors 3 and 1 with hosts 0, 7, 2, 3;
   // pod 0: tors 0 and 2 with hosts 1, 6, 4, 5), ToRs likewise, hosts in order on a ToR.
-  std::vector<uint32_t> hostIndex;
-  for (uint32_t c : ft.hostOfNode)
-    hostIndex.push_back(c);   // hosts are copies 0..7 (first instance)
-  EXPECT_EQ(hostIndex, (std::vector<uint32_t>{0, 7, 2, 3, 1, 6, 4, 5}));
+  std::vector<std::string> order;
+  for (NodeId n : ft.attachOfNode)
+    order.push_back(g->name(n));
+  EXPECT_EQ(order, (std::vector<std::string>{"host.0.nic.0", "host.7.nic.0", "host.2.nic.0",
+                                             "host.3.nic.0", "host.1.nic.0", "host.6.nic.0",
+                                             "host.4.nic.0", "host.5.nic.0"}));
 }
 
 // deriveHtsimShape against htsim's own printout ("No of pods", "ToR switches per pod",

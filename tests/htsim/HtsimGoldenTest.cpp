@@ -68,3 +68,22 @@ TEST(HtsimGolden, SharedHostsMultistep) {
   golden("shared-hosts-multistep", emitHtsim({LeafSpine8x2, input("multistep16.goal")}), false,
          true);
 }
+
+// Hosts with two NICs on one ToR (the clos blueprint's server, as InfraGraph's
+// ClosFatTreeFabric(Switch(8), Server(), 2)): 32 htsim nodes for 16 servers, rank i on
+// xpu i%2 of server i/2 and its NIC i%2. htsim_eqds: 16 flows, the last at 201.6 us.
+TEST(HtsimGolden, TwoNicServersPermutation) {
+  golden("two-nic-servers-permutation",
+         emitHtsim({"-fabric=clos:radix=8,host=server", input("permutation16.goal")}), false,
+         true);
+}
+
+// Rail-optimised DGX H100 hosts: NIC k of every host under rail switch k, one htsim node
+// per NIC. The ring allreduce lowered from the collective of examples/ (16 ranks on 2
+// hosts): 420 of its 480 messages stay inside a host. htsim_eqds: 60 flows, all 44
+// triggers fired, the last flow at 66.3 us.
+TEST(HtsimGolden, RailRingAllreduce) {
+  golden("rail-ring-allreduce",
+         emitHtsim({"-fabric=rail:radix=16", sourcePath("examples/allreduce-collective.goal")}),
+         false, true);
+}

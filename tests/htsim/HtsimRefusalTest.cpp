@@ -40,7 +40,8 @@ TEST(HtsimRefusal, Torus) {
   EXPECT_EQ(refused("-fabric=torus:dims=4x4"),
             Prefix + "hosts 'node.0' and 'node.1' are linked directly by 'node.0.xpu.0 -- "
                      "node.1.xpu.0' (link 'torus_link'); htsim hosts connect only to a ToR "
-                     "switch (a torus, mesh or other direct network is not expressible)\n");
+                     "switch (a torus, mesh or other direct network is not expressible); simulate such a "
+                     "fabric with -emit=sim -sim-model=topo\n");
 }
 
 TEST(HtsimRefusal, TorusOfSwitches) {
@@ -48,7 +49,7 @@ TEST(HtsimRefusal, TorusOfSwitches) {
             Prefix + "switches 'switch.0' and 'switch.3' are both in tier 0 and linked by "
                      "'switch.0.port.1 -- switch.3.port.2' (link 'torus_link'); htsim's fat tree "
                      "has no links within a tier (a dragonfly, torus or other direct network is "
-                     "not expressible)\n");
+                     "not expressible); simulate such a fabric with -emit=sim -sim-model=topo\n");
 }
 
 TEST(HtsimRefusal, Dragonfly) {
@@ -56,29 +57,40 @@ TEST(HtsimRefusal, Dragonfly) {
             Prefix + "switches 'router.0' and 'router.1' are both in tier 0 and linked by "
                      "'router.0.port.2 -- router.1.port.2' (link 'intra_switch_link'); htsim's "
                      "fat tree has no links within a tier (a dragonfly, torus or other direct "
-                     "network is not expressible)\n");
+                     "network is not expressible); simulate such a fabric with -emit=sim "
+                     "-sim-model=topo\n");
 }
 
 TEST(HtsimRefusal, SingleSwitch) {
   EXPECT_EQ(refused("-fabric=single_tier:hosts=4,host=simple_host,lat=1us"),
             Prefix + "htsim's fat tree has 2 or 3 tiers of switches; this fabric has 1 (tier 0: "
-                     "1 switch)\n");
+                     "1 switch); simulate such a fabric with -emit=sim -sim-model=topo\n");
 }
 
-TEST(HtsimRefusal, HostOnTwoTors) {
+TEST(HtsimRefusal, AttachPointOnTwoTors) {
   YamlFabric f = leafSpine(2, 2, 2);
-  f.nics = 2;
-  f.link("host", 0, "tor", 1, "h");   // host 0: tor 0 and tor 1
+  f.oneNic = true;
+  f.link("host", 0, "tor", 1, "h");   // host 0's one NIC: tor 0 and tor 1
   EXPECT_EQ(refused(f.yaml()),
-            Prefix + "host 'host.0' is attached to more than one switch ('tor.0' and 'tor.1'); "
-                     "htsim attaches each host to one ToR by one link\n");
+            Prefix + "'host.0.nic.0' is linked to two switches, 'tor.0' and 'tor.1' "
+                     "('host.0.nic.0 -- tor.0.port.0' (link 'h') and 'host.0.nic.0 -- "
+                     "tor.1.port.4' (link 'h')); each htsim node is an attach point with one link "
+                     "to one ToR: give every link its own NIC or NIC port (e.g. "
+                     "host=dgx_h100(nic_device=cx5(variant=100g_dual)) composes two-port NICs), "
+                     "or simulate it with -emit=sim -sim-model=topo\n");
 }
 
-TEST(HtsimRefusal, HostWithTwoLinksToItsTor) {
-  EXPECT_EQ(refused("-fabric=leaf_spine:leaves=2,spines=2,hosts_per_leaf=2,lat0=1us,lat1=1us"),
-            Prefix + "host 'server.0' has 2 links to 'leaf.0' ('server.0.nic.0 -- leaf.0.port.0' "
-                     "(link 'leaf_link') and 'server.0.nic.1 -- leaf.0.port.1' (link "
-                     "'leaf_link')); htsim attaches each host by one link\n");
+TEST(HtsimRefusal, AttachPointWithTwoLinksToItsTor) {
+  YamlFabric f = leafSpine(2, 2, 2);
+  f.oneNic = true;
+  f.link("host", 0, "tor", 0, "h");   // host 0's one NIC: twice to tor 0
+  EXPECT_EQ(refused(f.yaml()),
+            Prefix + "'host.0.nic.0' has several links to 'tor.0' ('host.0.nic.0 -- "
+                     "tor.0.port.0' (link 'h') and 'host.0.nic.0 -- tor.0.port.4' (link 'h')); "
+                     "each htsim node is an attach point with one link to one ToR: give every "
+                     "link its own NIC or NIC port (e.g. "
+                     "host=dgx_h100(nic_device=cx5(variant=100g_dual)) composes two-port NICs), "
+                     "or simulate it with -emit=sim -sim-model=topo\n");
 }
 
 TEST(HtsimRefusal, UnequalSpeedsInATier) {
@@ -89,7 +101,9 @@ TEST(HtsimRefusal, UnequalSpeedsInATier) {
             Prefix + "tier-1 links (tier-0 to tier-1 switches) differ in bandwidth: "
                      "'tor.0.port.2 -- spine.0.port.0' (link 's') has 100 Gb/s but "
                      "'tor.1.port.3 -- spine.1.port.1' (link 'fast') has 400 Gb/s; htsim has "
-                     "one link speed per tier\n");
+                     "one link speed per tier: give them one speed (the links' bandwidth in the "
+                     "fabric file, or the blueprint's bw1 parameter), or simulate the fabric with "
+                     "-emit=sim -sim-model=topo\n");
 }
 
 TEST(HtsimRefusal, UnequalLatenciesInATier) {
@@ -97,69 +111,89 @@ TEST(HtsimRefusal, UnequalLatenciesInATier) {
   f.links.push_back({"far", 100, 2000});
   f.edges[3].link = "far";   // host 3's link
   EXPECT_EQ(refused(f.yaml()),
-            Prefix + "tier-0 links (hosts to tier-0 switches) differ in latency: "
+            Prefix + "tier-0 links (attach points to tier-0 switches) differ in latency: "
                      "'host.0.nic.0 -- tor.0.port.0' (link 'h') has 500 ns but "
                      "'host.3.nic.0 -- tor.1.port.1' (link 'far') has 2000 ns; htsim has one "
-                     "link latency per tier\n");
+                     "link latency per tier: give them one latency (the links' latency in the "
+                     "fabric file, or the blueprint's lat0 parameter), or simulate the fabric "
+                     "with -emit=sim -sim-model=topo\n");
 }
 
-TEST(HtsimRefusal, MissingLatencyNamesTheOption) {
-  EXPECT_EQ(refused("-fabric=leaf_spine:host=simple_host"),
-            Prefix + "'simple_host.0.nic.0 -- leaf.0.port.0' (link 'leaf_link') has no latency; "
-                     "htsim needs a non-zero link latency per tier (give the link one, or set "
-                     "-htsim-link-latency=<ns>)\n");
+// Not a refusal: links without a latency get htsim's own default hop latency (1 us,
+// csg-htsim's fat_tree_topology.cpp), with a warning that names them and the options.
+TEST(HtsimRefusal, MissingLatencyIsHtsimsDefaultWithAWarning) {
+  Emitted e = emitHtsim({"-fabric=leaf_spine:host=simple_host,bw1=100G", tempFile("w.goal", Pair)});
+  ASSERT_EQ(e.run.status, 0) << e.run.err;
+  EXPECT_EQ(e.run.err, "-fabric=leaf_spine:host=simple_host,bw1=100G: warning: links "
+                       "'leaf_link', 'spine_link' have no latency; fabric.topo gives them htsim's "
+                       "default hop latency, 1000 ns (-htsim-link-latency=<ns> sets another; the "
+                       "blueprints' lat0=, lat1=, lat2= give links one)\n");
+  EXPECT_NE(e.topo.find("Downlink_Latency_ns 1000\n"), std::string::npos) << e.topo;
 }
 
 TEST(HtsimRefusal, FractionalGbps) {
   EXPECT_EQ(refused("-fabric=leaf_spine:host=simple_host,bw0=12.5G,bw1=12.5G,lat0=1us,lat1=1us"),
-            Prefix + "tier-0 links (hosts to tier-0 switches) run at 12.5 Gb/s "
+            Prefix + "tier-0 links (attach points to tier-0 switches) run at 12.5 Gb/s "
                      "('simple_host.0.nic.0 -- leaf.0.port.0' (link 'leaf_link')); htsim's "
                      "Downlink_speed_Gbps is a whole number of Gb/s\n");
 }
 
 TEST(HtsimRefusal, FractionalNanoseconds) {
   EXPECT_EQ(refused("-fabric=leaf_spine:host=simple_host,bw1=100G,lat0=1.5ns,lat1=1us"),
-            Prefix + "tier-0 links (hosts to tier-0 switches) have latency 1.5 ns "
+            Prefix + "tier-0 links (attach points to tier-0 switches) have latency 1.5 ns "
                      "('simple_host.0.nic.0 -- leaf.0.port.0' (link 'leaf_link')); htsim's "
                      "Downlink_Latency_ns is a whole number of ns\n");
 }
 
 TEST(HtsimRefusal, ZeroLatency) {
   EXPECT_EQ(refused("-fabric=leaf_spine:host=simple_host,bw1=100G,lat0=0ns,lat1=1us"),
-            Prefix + "tier-0 links (hosts to tier-0 switches) have latency 0 "
+            Prefix + "tier-0 links (attach points to tier-0 switches) have latency 0 "
                      "('simple_host.0.nic.0 -- leaf.0.port.0' (link 'leaf_link')); htsim needs a "
                      "non-zero link latency (Downlink_Latency_ns)\n");
 }
 
-// The clos blueprint's default speeds (100G hosts, 200G uplinks, as many uplinks as host
-// ports): htsim derives the uplink count from speeds and Radix_Down/Radix_Up and gets half.
-TEST(HtsimRefusal, FasterUplinksThanHtsimDerives) {
-  EXPECT_EQ(refused("-fabric=clos:radix=8,host=simple_host,lat0=1us,lat1=1us"),
-            Prefix + "htsim counts the ToR uplinks as Nodes x s0 / (s1 x Oversubscribed), with "
-                     "Oversubscribed = Radix_Down / Radix_Up = 4 / 4 = 1 (integer division): 32 x "
-                     "100 / (200 x 1) = 16, but the fabric has 32 (8 ToRs x 4); this mix of link "
-                     "speeds and port counts is not expressible\n");
+// Not a refusal: the clos blueprint's default speeds (100G hosts, 200G uplinks, as many
+// uplinks as host ports) give a ToR more uplink than downlink bandwidth, which htsim
+// cannot build (it derives the uplink count from the speeds); fabric.topo caps the
+// uplinks at what the ToR's attach points can send, with a warning saying how to avoid it.
+TEST(HtsimRefusal, FasterUplinksThanHtsimDerivesAreCappedWithAWarning) {
+  const std::string fabric = "-fabric=clos:radix=8,host=simple_host,lat0=1us,lat1=1us";
+  Emitted e = emitHtsim({fabric, tempFile("w.goal", Pair)});
+  ASSERT_EQ(e.run.status, 0) << e.run.err;
+  EXPECT_EQ(e.run.err, fabric + ": warning: htsim gives no switch more uplink than downlink "
+                                "bandwidth: the tier-0 switches have 4 attach points at 100 Gb/s "
+                                "(400 Gb/s) and 4 uplinks at 200 Gb/s (800 Gb/s); fabric.topo "
+                                "gives them 4 uplinks at 100 Gb/s (400 Gb/s), so the uplinks are "
+                                "busier than in the fabric (tier-1 links of 100 Gb/s, e.g. the "
+                                "blueprints' bw1=100G, avoid this)\n");
+  EXPECT_NE(e.topo.find("Tier 1\nDownlink_speed_Gbps 100\nRadix_Down 8\n"), std::string::npos)
+      << e.topo;
 }
 
 TEST(HtsimRefusal, MoreThan96ToRPorts) {
   EXPECT_EQ(refused("-fabric=leaf_spine:leaves=2,spines=2,hosts_per_leaf=96,host=simple_host,"
                     "bw1=100G,lat0=1us,lat1=1us"),
-            Prefix + "htsim would not build it from a .topo file: a ToR gets 98 ports (96 hosts "
-                     "and 2 uplinks); htsim allows at most 96\n");
+            Prefix + "a ToR would get 98 ports (96 attach points and 2 uplinks); htsim allows at "
+                     "most 96: use fewer attach points per ToR (a smaller radix, fewer "
+                     "hosts_per_leaf or hosts_per_group), or simulate the fabric with -emit=sim "
+                     "-sim-model=topo\n");
 }
 
 TEST(HtsimRefusal, MoreThan64SpinePorts) {
   EXPECT_EQ(refused("-fabric=leaf_spine:leaves=65,spines=1,hosts_per_leaf=1,host=simple_host,"
                     "bw1=100G,lat0=1us,lat1=1us"),
-            Prefix + "htsim would not build it from a .topo file: a tier-1 switch gets 65 ports "
-                     "(65 down); htsim allows at most 64\n");
+            Prefix + "a tier-1 switch would get 65 ports or more; htsim allows at most 64: use "
+                     "fewer attach points per ToR (a smaller radix, fewer hosts_per_leaf or "
+                     "hosts_per_group), or simulate the fabric with -emit=sim -sim-model=topo\n");
 }
 
 TEST(HtsimRefusal, MoreUplinksThanHosts) {
   EXPECT_EQ(refused("-fabric=leaf_spine:leaves=2,spines=4,hosts_per_leaf=2,host=simple_host,"
                     "bw1=100G,lat0=1us,lat1=1us"),
-            Prefix + "the ToRs have more uplinks (4) than hosts (2); htsim's tier-0 "
-                     "Oversubscribed = Radix_Down / Radix_Up must be at least 1\n");
+            Prefix + "the tier-0 switches have 2 attach points but reach 4 tier-1 switches; an "
+                     "htsim ToR has at most as many uplinks as attach points (Oversubscribed = "
+                     "Radix_Down / Radix_Up >= 1): use fewer tier-1 switches or more attach "
+                     "points per ToR, or simulate the fabric with -emit=sim -sim-model=topo\n");
 }
 
 TEST(HtsimRefusal, UnequalHostsPerTor) {
@@ -167,8 +201,9 @@ TEST(HtsimRefusal, UnequalHostsPerTor) {
   f.hosts = 5;
   f.link("host", 4, "tor", 1, "h");
   EXPECT_EQ(refused(f.yaml()),
-            Prefix + "tier-0 switch 'tor.1' has 3 hosts but 'tor.0' has 2; htsim gives every "
-                     "switch of a tier the same number of host ports (Radix_Down)\n");
+            Prefix + "tier-0 switch 'tor.1' has 3 attach points but 'tor.0' has 2; htsim gives "
+                     "every switch of a tier the same number of attach points (Radix_Down); "
+                     "simulate such a fabric with -emit=sim -sim-model=topo\n");
 }
 
 TEST(HtsimRefusal, ToRMissingASpine) {
@@ -176,7 +211,8 @@ TEST(HtsimRefusal, ToRMissingASpine) {
   f.edges.pop_back();   // tor 1 -- spine 1
   EXPECT_EQ(refused(f.yaml()),
             Prefix + "tier-0 switch 'tor.1' reaches 1 of the 2 tier-1 switches (not 'spine.1'); "
-                     "in a 2-tier htsim fabric every ToR connects to every tier-1 switch\n");
+                     "in a 2-tier htsim fabric every ToR connects to every tier-1 switch; simulate such "
+                     "a fabric with -emit=sim -sim-model=topo\n");
 }
 
 TEST(HtsimRefusal, UnequalBundles) {
@@ -184,7 +220,8 @@ TEST(HtsimRefusal, UnequalBundles) {
   f.link("tor", 1, "spine", 1, "s");   // a second link for one pair
   EXPECT_EQ(refused(f.yaml()),
             Prefix + "'tor.1' and 'spine.1' are joined by 2 links but 'tor.0' and 'spine.0' by "
-                     "1; htsim has one bundle size per tier (Bundle)\n");
+                     "1; htsim has one bundle size per tier (Bundle); simulate such a fabric with "
+                     "-emit=sim -sim-model=topo\n");
 }
 
 TEST(HtsimRefusal, UnequalSwitchLatencies) {
@@ -192,7 +229,9 @@ TEST(HtsimRefusal, UnequalSwitchLatencies) {
   f.nodeAnnotations = {"{name: spine.1, attributes: [{attribute: switch_latency, value: 300ns}]}"};
   EXPECT_EQ(refused(f.yaml()),
             Prefix + "tier-1 switches differ in switch latency: 'spine.0' has 0 ns but "
-                     "'spine.1' 300 ns; htsim has one switch latency per tier\n");
+                     "'spine.1' 300 ns; htsim has one switch latency per tier: give them one "
+                     "(annotation switch_latency), or simulate the fabric with -emit=sim "
+                     "-sim-model=topo\n");
 }
 
 TEST(HtsimRefusal, FractionalSwitchLatency) {
@@ -217,7 +256,7 @@ TEST(HtsimRefusal, UnequalPods) {
   EXPECT_EQ(refused(f.yaml()),
             Prefix + "pods differ in size: the pod of 'tor.0' has 2 ToRs and 2 tier-1 switches, "
                      "the pod of 'tor.2' 3 ToRs and 2 tier-1 switches; htsim's pods are all "
-                     "alike\n");
+                     "alike; simulate such a fabric with -emit=sim -sim-model=topo\n");
 }
 
 TEST(HtsimRefusal, CoresNotStripedOverPods) {
@@ -236,7 +275,7 @@ TEST(HtsimRefusal, CoresNotStripedOverPods) {
   EXPECT_EQ(refused(f.yaml()),
             Prefix + "tier-1 switches 'agg.0' and 'agg.1' are in the same pod and reach the same "
                      "tier-2 switches; htsim connects the tier-1 switches of a pod to different "
-                     "core switches\n");
+                     "core switches; simulate such a fabric with -emit=sim -sim-model=topo\n");
 }
 
 TEST(HtsimRefusal, UnattachedSwitch) {
@@ -246,7 +285,8 @@ TEST(HtsimRefusal, UnattachedSwitch) {
   EXPECT_EQ(refused(f.yaml()),
             Prefix + "switch 'spare.0' is not connected to any host (it is linked by "
                      "'spare.0.port.0 -- spare.1.port.0' (link 's')); every switch of htsim's "
-                     "fat tree is\n");
+                     "fat tree is: remove it from the fabric, or simulate the fabric with "
+                     "-emit=sim -sim-model=topo\n");
 }
 
 TEST(HtsimRefusal, BadLinkLatencyOption) {
@@ -271,6 +311,7 @@ TEST(HtsimRefusal, MoreThan64CorePorts) {
     f.link("agg", p, "core", 0, "c");
   }
   EXPECT_EQ(refused(f.yaml()),
-            Prefix + "htsim would not build it from a .topo file: a core switch gets 65 ports (65 "
-                     "pods x Bundle 1); htsim allows at most 64\n");
+            Prefix + "a core switch would get 65 ports (one per pod); htsim allows at most 64: use "
+                     "at most 64 pods (fewer ToRs, or more per pod), or simulate the fabric with "
+                     "-emit=sim -sim-model=topo\n");
 }

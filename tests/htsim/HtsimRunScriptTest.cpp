@@ -80,3 +80,31 @@ TEST(HtsimRunScript, ExitStatusesAreTheDocumentedOnes) {
   EXPECT_EQ(s.status, 0) << s.err;
   EXPECT_EQ(s.err, "");
 }
+
+// Past 50 ms of simulated time htsim prints progress dots ('.', '|') ahead of a "Flow ...
+// finished at" line (seen with csg-htsim's htsim_eqds: ".Flow Eqds_0_1 flowId 1 eqdsSrc 0
+// finished at 65958.8 ..." for 800 MB on 100 Gb/s). run.sh finds the completions anywhere
+// in a line and writes results.tsv: a triggered flow starts when its trigger's last flow
+// finished.
+TEST(HtsimRunScript, CompletionsAfterProgressDotsAndResultsTsv) {
+  std::string dir = makeTempDir("htsim-run");
+  writeFile(dir + "/two.goal", "num_ranks 2\nrank 0 {\nl1: send 100b to 1\n"
+                               "l2: recv 200b from 1\n}\n"
+                               "rank 1 {\nl1: recv 100b from 0\nl2: send 200b to 0\n"
+                               "l2 requires l1\n}\n");
+  RunResult r = runInfracc({OnePair, dir + "/two.goal", "-emit=htsim", "-o", dir + "/out"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string out = dir + "/out";
+  Script s = runScript(out, {fakeHtsim(dir,
+                                       "..|.Flow Eqds_0_1 flowId 1 eqdsSrc 0 finished at "
+                                       "65958.8 total packets 2\\n"
+                                       ".|Flow Eqds_1_0 flowId 2 eqdsSrc 1 finished at 65970.25 "
+                                       "total packets 1\\n",
+                                       0)});
+  EXPECT_EQ(s.status, 0) << s.err;
+  EXPECT_EQ(s.err, "");
+  EXPECT_EQ(readFile(out + "/results.tsv"),
+            "flow\tsrc_rank\tdst_rank\tsrc_nic\tdst_nic\tbytes\tstart_us\tfinish_us\n"
+            "1\t0\t1\tsimple_host.0.nic.0\tsimple_host.1.nic.0\t100\t0\t65958.8\n"
+            "2\t1\t0\tsimple_host.1.nic.0\tsimple_host.0.nic.0\t200\t65958.8\t65970.25\n");
+}

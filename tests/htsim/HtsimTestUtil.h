@@ -11,6 +11,7 @@
 
 #include <map>
 #include <optional>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,7 @@ struct YamlFabric {
     std::string link;
   };
   int hosts = 0, nics = 1;
+  bool oneNic = false;   // every host link ends on nic 0 (a NIC with several links)
   std::vector<LinkType> links;
   std::vector<std::pair<std::string, int>> switches;   // instance, count
   std::vector<Edge> edges;
@@ -78,6 +80,8 @@ struct YamlFabric {
     for (const Edge &e : edges) {
       auto end = [&](const std::string &inst, int i) {
         int k = used[{inst, i}]++;
+        if (inst == "host" && oneNic)
+          k = 0;
         return fmt::format("{{instance: \"{}[{}]\", component: \"{}[{}]\"}}", inst, i,
                            inst == "host" ? "nic" : "port", k);
       };
@@ -128,7 +132,8 @@ inline Emitted emitHtsim(std::vector<std::string> args, bool allowRecvDone = fal
     return e;
   e.topo = readFile(dir + "/fabric.topo");
   e.cm = readFile(dir + "/workload.cm");
-  e.bin = readFile(dir + "/workload.bin");
+  if (std::filesystem::exists(dir + "/workload.bin"))   // skipped with a warning at times
+    e.bin = readFile(dir + "/workload.bin");
   e.mapping = readFile(dir + "/mapping.txt");
   e.script = readFile(dir + "/run.sh");
   htsimcheck::TopoShape shape;

@@ -164,24 +164,47 @@ TEST(HtsimWorkload, ComputeBeforeTheFirstMessageIsAStartTime) {
 }
 
 // Ranks 0 and 1 share host 0: their message needs no flow, and rank 1's send waits for
-// what rank 0's send waited for (rank 2's message).
+// what rank 0's send waited for (rank 2's message). By default it stays a message between
+// two ranks of one host and the matrix passes the dependency on; with remap-gpus and
+// intranode-calc in -passes it becomes compute (two calcs, left out of workload.cm).
 TEST(HtsimWorkload, MessagesInsideAHostPassDependenciesOn) {
-  Emitted e = emitFor(Fabric8x2, goal({"l1: recv 100b from 2 tag 0\nl2: send 50b to 1 tag 0\n"
-                                       "l2 requires l1\n",
-                                       "l1: recv 50b from 0 tag 0\nl2: send 70b to 3 tag 0\n"
-                                       "l2 requires l1\n",
-                                       "l1: send 100b to 0 tag 0\n", "l1: recv 70b from 1 tag 0\n"}));
-  EXPECT_EQ(cmBody(e.cm), "Nodes 8\nConnections 2\nTriggers 1\n"
-                          "0->1 id 1 trigger 1 size 70\n"
-                          "1->0 id 2 start 0 size 100 send_done_trigger 1\n"
-                          "trigger id 1 oneshot\n");
-  EXPECT_NE(e.cm.find("# 2 flows for 2 messages between hosts (1 message between ranks of one "
-                      "host need none), 1 trigger\n"),
-            std::string::npos);
-  EXPECT_NE(e.mapping.find("0 simple_host.0 leaf.0 0-1\n1 simple_host.1 leaf.0 2-3\n"),
+  std::string w = goal({"l1: recv 100b from 2 tag 0\nl2: send 50b to 1 tag 0\n"
+                        "l2 requires l1\n",
+                        "l1: recv 50b from 0 tag 0\nl2: send 70b to 3 tag 0\n"
+                        "l2 requires l1\n",
+                        "l1: send 100b to 0 tag 0\n", "l1: recv 70b from 1 tag 0\n"});
+  const std::string matrix = "Nodes 8\nConnections 2\nTriggers 1\n"
+                             "0->1 id 1 trigger 1 size 70\n"
+                             "1->0 id 2 start 0 size 100 send_done_trigger 1\n"
+                             "trigger id 1 oneshot\n";
+  Emitted e = emitFor(Fabric8x2, w, {"-passes=place,remap-gpus,intranode-calc"});
+  EXPECT_EQ(cmBody(e.cm), matrix);
+  EXPECT_NE(e.cm.find("# 2 flows for 2 messages between hosts, 1 trigger\n"), std::string::npos)
+      << e.cm;
+  EXPECT_NE(e.cm.find("# compute time cannot be expressed here: 2 calcs (2 ns) left out\n"),
+            std::string::npos)
+      << e.cm;
+  EXPECT_NE(e.mapping.find("# rank endpoint nic node\n"
+                           "0 simple_host.0.xpu.0 simple_host.0.nic.0 0\n"
+                           "1 simple_host.0.xpu.1 simple_host.0.nic.0 0\n"
+                           "2 simple_host.1.xpu.0 simple_host.1.nic.0 1\n"
+                           "3 simple_host.1.xpu.1 simple_host.1.nic.0 1\n"
+                           "# node nic host tor ranks\n"
+                           "0 simple_host.0.nic.0 simple_host.0 leaf.0 0-1\n"
+                           "1 simple_host.1.nic.0 simple_host.1 leaf.0 2-3\n"),
             std::string::npos)
       << e.mapping;
-  EXPECT_NE(e.mapping.find("#   node 0 (simple_host.0): ranks 0-1\n"), std::string::npos);
+
+  Emitted p = emitFor(Fabric8x2, w);
+  EXPECT_EQ(cmBody(p.cm), matrix);
+  EXPECT_NE(p.cm.find("# 2 flows for 2 messages between hosts (1 message between ranks of one "
+                      "host need none), 1 trigger\n"),
+            std::string::npos)
+      << p.cm;
+  EXPECT_NE(p.mapping.find("# 1 message between ranks of one host is left as it was: no flow, "
+                           "no cost.\n"),
+            std::string::npos)
+      << p.mapping;
 }
 
 // 3 * 2^30 + 5 bytes: four flows, each started by the previous one's completion; the
@@ -328,4 +351,86 @@ TEST(HtsimWorkload, BinaryGoalBeyondItsLimitsIsSkipped) {
             "left out of workload.cm\n");
   EXPECT_TRUE(std::filesystem::exists(dir + "/workload.cm"));
   EXPECT_FALSE(std::filesystem::exists(dir + "/workload.bin"));
+}
+
+namespace {
+
+// -nic on hosts with two NICs (the server blueprint: xpu i next to nic i). Host 0's ranks
+// are placed crosswise (rank 0 on xpu.1): affinity follows the xpu, round-robin the rank
+// order on the host, a map file what it says.
+const std::string FabricServers = "-fabric=leaf_spine:leaves=2,spines=2,hosts_per_leaf=2,"
+                                  "host=server,bw1=200G,lat0=1us,lat1=1us";
+const std::string Crosswise = "0 server.0.xpu.1\n1 server.0.xpu.0\n2 server.1.xpu.0\n"
+                              "3 server.1.xpu.1\n";
+const std::string Pairs4 = goal({"l1: send 100b to 2 tag 0\n", "l1: send 100b to 3 tag 0\n",
+                                 "l1: recv 100b from 0 tag 0\n", "l1: recv 100b from 1 tag 0\n"});
+
+std::string rankRows(const std::string &mapping) {
+  size_t a = mapping.find("# rank endpoint nic node\n"), b = mapping.find("# node nic host");
+  return a == std::string::npos || b == std::string::npos ? mapping : mapping.substr(a, b - a);
+}
+
+} // namespace
+
+TEST(HtsimNic, PoliciesOnTwoNicHosts) {
+  std::string place = "-place-map=" + tempFile("place.txt", Crosswise);
+  Emitted aff = emitFor(FabricServers, Pairs4, {place});
+  EXPECT_EQ(rankRows(aff.mapping), "# rank endpoint nic node\n"
+                                   "0 server.0.xpu.1 server.0.nic.1 1\n"
+                                   "1 server.0.xpu.0 server.0.nic.0 0\n"
+                                   "2 server.1.xpu.0 server.1.nic.0 2\n"
+                                   "3 server.1.xpu.1 server.1.nic.1 3\n");
+  // workload.bin delivers to the receiver's NIC of the sender's index: 1 -> 2 is not.
+  EXPECT_EQ(messages(aff.run.err),
+            "warning: workload.bin is not written: ATLAHS's htsim_uec delivers a message to the "
+            "receiver's NIC of the sender's index, but rank 0 sends from 'server.0.nic.1' to "
+            "'server.1.nic.0' of rank 2\n");
+  EXPECT_EQ(cmBody(aff.cm), "Nodes 8\nConnections 2\nTriggers 0\n"
+                            "1->2 id 1 start 0 size 100\n0->3 id 2 start 0 size 100\n");
+
+  Emitted rr = emitFor(FabricServers, Pairs4, {place, "-htsim-nic=round-robin"});
+  EXPECT_EQ(rankRows(rr.mapping), "# rank endpoint nic node\n"
+                                  "0 server.0.xpu.1 server.0.nic.0 0\n"
+                                  "1 server.0.xpu.0 server.0.nic.1 1\n"
+                                  "2 server.1.xpu.0 server.1.nic.0 2\n"
+                                  "3 server.1.xpu.1 server.1.nic.1 3\n");
+  EXPECT_NE(rr.mapping.find("-nic=round-robin gives it"), std::string::npos) << rr.mapping;
+  EXPECT_EQ(messages(rr.run.err), "");
+  EXPECT_EQ(cmBody(rr.cm), "Nodes 8\nConnections 2\nTriggers 0\n"
+                           "0->2 id 1 start 0 size 100\n1->3 id 2 start 0 size 100\n");
+
+  std::string map = tempFile("nics.txt", "# rank nic\n0 server.0.nic.0\n1 server.0.nic.0\n"
+                                         "2 server.1.nic.1\n3 server.1.nic.1\n");
+  Emitted m = emitFor(FabricServers, Pairs4, {"-nic=map:" + map});
+  EXPECT_EQ(rankRows(m.mapping), "# rank endpoint nic node\n"
+                                 "0 server.0.xpu.0 server.0.nic.0 0\n"
+                                 "1 server.0.xpu.1 server.0.nic.0 0\n"
+                                 "2 server.1.xpu.0 server.1.nic.1 3\n"
+                                 "3 server.1.xpu.1 server.1.nic.1 3\n");
+  EXPECT_EQ(cmBody(m.cm), "Nodes 8\nConnections 2\nTriggers 0\n"
+                          "0->3 id 1 start 0 size 100\n0->3 id 2 start 0 size 100\n");
+}
+
+TEST(HtsimNic, BadRequestsAreErrors) {
+  std::string dir = makeTempDir("nic") + "/out";
+  std::string w = tempFile("w.goal", Pairs4);
+  RunResult r = runInfracc({FabricServers, w, "-nic=nearest", "-emit=htsim", "-o", dir});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "infracc: error: -nic=nearest: valid values are affinity, round-robin and "
+                   "map:FILE (a file of 'rank nic-name' lines)\n");
+  // Another host's NIC, then a map that leaves ranks out.
+  std::string other = tempFile("other.txt", "0 server.1.nic.0\n1 server.0.nic.1\n"
+                                            "2 server.1.nic.0\n3 server.1.nic.1\n");
+  r = runInfracc({FabricServers, w, "-nic=map:" + other, "-emit=htsim", "-o", dir});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("other.txt:1:3: error: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("rank 0 runs on 'server.0.xpu.0', so its NIC is one of its host's"),
+            std::string::npos)
+      << r.err;
+  std::string some = tempFile("some.txt", "0 server.0.nic.0\n");
+  r = runInfracc({FabricServers, w, "-nic=map:" + some, "-emit=htsim", "-o", dir});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(messages(r.err), "error: the NIC map gives no NIC for ranks 1-3 (the workload has 4 "
+                             "ranks); every rank needs a line 'rank nic-name'\n");
+  EXPECT_FALSE(std::filesystem::exists(dir));
 }

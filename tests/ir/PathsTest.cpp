@@ -1,5 +1,4 @@
-// ir/Paths.h on small fabrics whose paths are derived by hand, and the NIC each GPU
-// leaves through (passes/FabricCosts.h).
+// ir/Paths.h on small fabrics whose paths are derived by hand.
 #include "ir/Paths.h"
 #include "passes/FabricCosts.h"
 #include "tests/infragraph/InfraGraphTestUtil.h"
@@ -134,32 +133,3 @@ edges:
   EXPECT_EQ(*ba.bottleneckBps, 200e9);
 }
 
-TEST(FabricCosts, EveryGpuLeavesThroughItsOwnNic) {
-  // examples/dgx_cluster.yaml: PCIe switch k joins GPUs 2k, 2k+1 and NICs 2k, 2k+1;
-  // equally near NICs are shared out in order: GPU i -> NIC i.
-  Expanded e = expandText(readFile(sourcePath("examples/dgx_cluster.yaml")));
-  ASSERT_TRUE(e.graph) << e.log;
-  const FabricGraph &g = *e.graph;
-  auto attach = attachPoints(g);
-  std::vector<NodeId> nics = nicOfEndpoints(g, g.endpoints(), attach);
-  ASSERT_EQ(nics.size(), 32u);
-  for (size_t i = 0; i < nics.size(); ++i)
-    EXPECT_EQ(g.name(nics[i]), "dgx." + std::to_string(i / 8) + ".nic." + std::to_string(i % 8));
-  // A host's attach points are its NICs; a leaf's are its 16 host ports and 8 uplinks.
-  EXPECT_EQ(attach[g.deviceCopyOf(node(g, "dgx.3.xpu.0"))].size(), 8u);
-  EXPECT_EQ(attach[g.deviceCopyOf(node(g, "leaf.0.asic.0"))].size(), 24u);
-}
-
-TEST(FabricCosts, SharedNicAndNoNic) {
-  // Two GPUs behind one NIC share it; a host without any outside link has none.
-  Expanded e = expandText(readFile(sourcePath("tests/passes/inputs/islands.yaml")));
-  ASSERT_TRUE(e.graph) << e.log;
-  const FabricGraph &g = *e.graph;
-  std::vector<NodeId> nics = nicOfEndpoints(g, g.endpoints(), attachPoints(g));
-  ASSERT_EQ(nics.size(), 6u);
-  EXPECT_EQ(g.name(nics[0]), "h.0.nic.0");
-  EXPECT_EQ(g.name(nics[1]), "h.0.nic.0");
-  EXPECT_EQ(g.name(nics[3]), "h.1.nic.0");
-  EXPECT_EQ(nics[4], InvalidNode);
-  EXPECT_EQ(nics[5], InvalidNode);
-}

@@ -122,6 +122,26 @@ TEST(RemapGpus, DgxGpusLeaveThroughTheirOwnNic) {
   }
 }
 
+// -nic=map:FILE overrides the affinity: both GPUs of server 0 on its NIC 1, so GPU 0's
+// send goes out on nic 1 (by affinity it would be nic 0, no clause).
+TEST(RemapGpus, NicMapOverridesAffinity) {
+  PassDir d;
+  d.write("g4.goal", "num_ranks 4\nrank 0 {\nl1: send 8b to 2 tag 0\n}\nrank 1 {\n}\n"
+                     "rank 2 {\nl1: recv 8b from 0 tag 0\n}\nrank 3 {\n}\n");
+  d.write("nics.txt", "0 server.0.nic.1\n1 server.0.nic.1\n2 server.1.nic.0\n3 server.1.nic.1\n");
+  const std::vector<std::string> base = {
+      "-fabric=leaf_spine:leaves=2,spines=2,hosts_per_leaf=2,host=server", "g4.goal",
+      "-passes=place,remap-gpus", "-emit=goal"};
+  std::vector<std::string> mapped = base;
+  mapped.push_back("-nic=map:nics.txt");
+  RunResult r = d.run(mapped);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("l1: send 8b to 1 tag 0 nic 1\n"), std::string::npos) << r.out;
+  r = d.run(base);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("l1: send 8b to 1 tag 0\n"), std::string::npos) << r.out;
+}
+
 TEST(RemapGpus, RegroupsForWhatIfStudies) {
   // rail8 (2 nodes x 4 GPUs) replayed as 4 nodes x 2 GPUs: rank r is GPU r%2 of node
   // r/2; rank 0 talks to rank 4 = node 2 GPU 0: tag 1 -> (1*2+0)*2+0 = 4.

@@ -7,16 +7,19 @@
 
 namespace infracc {
 
-std::optional<std::vector<PlaceMapEntry>> readPlaceMap(llvm::StringRef path, DiagEngine &diags) {
+std::optional<std::vector<RankMapEntry>> readRankMap(llvm::StringRef path, DiagEngine &diags,
+                                                     llvm::StringRef what,
+                                                     llvm::StringRef nameWord,
+                                                     llvm::StringRef example) {
   auto buf = llvm::MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/true);
   if (!buf) {
-    diags.error("", "cannot read the placement map '" + path + "': " +
-                        buf.getError().message());
+    diags.error("", "cannot read the " + what + " '" + path + "': " + buf.getError().message());
     return std::nullopt;
   }
   llvm::StringRef text = (*buf)->getBuffer();
   diags.addBuffer(std::move(*buf));
-  std::vector<PlaceMapEntry> out;
+  const std::string form = ("'rank " + nameWord + "-name'").str();
+  std::vector<RankMapEntry> out;
   unsigned before = diags.errorCount();
   while (!text.empty() && !diags.shouldStop()) {
     auto [line, rest] = text.split('\n');
@@ -31,22 +34,22 @@ std::optional<std::vector<PlaceMapEntry>> readPlaceMap(llvm::StringRef path, Dia
     if (!llvm::all_of(rankText, llvm::isDigit) || rankText.getAsInteger(10, rank) ||
         rank > 0xFFFFFFFEull) {
       diags.error(rankLoc, "expected a rank number (0, 1, ...) at the start of the line, found '" +
-                               rankText + "'; lines are 'rank endpoint-name'");
+                               rankText + "'; lines are " + form);
       continue;
     }
     llvm::StringRef after = s.drop_front(rankText.size()).ltrim(" \t");
     if (after.empty()) {
       diags.error(llvm::SMLoc::getFromPointer(rankText.end()),
-                  "rank " + rankText + " has no endpoint name; lines are 'rank endpoint-name' "
-                  "(e.g. '" + rankText + " dgx.0.xpu." + rankText + "')");
+                  "rank " + rankText + " has no " + nameWord + " name; lines are " + form +
+                      " (e.g. '" + rankText + " " + example + rankText + "')");
       continue;
     }
     llvm::StringRef name = after.take_until([](char c) { return c == ' ' || c == '\t'; });
     llvm::StringRef extra = after.drop_front(name.size()).ltrim(" \t");
     if (!extra.empty()) {
       diags.error(llvm::SMLoc::getFromPointer(extra.data()),
-                  "unexpected '" + extra + "' after the endpoint name; lines are "
-                  "'rank endpoint-name' (comments start with #)");
+                  "unexpected '" + extra + "' after the " + nameWord + " name; lines are " +
+                      form + " (comments start with #)");
       continue;
     }
     out.push_back({static_cast<uint32_t>(rank), name.str(), rankLoc,
