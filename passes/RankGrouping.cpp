@@ -48,6 +48,30 @@ std::optional<Schedule> regroup(const GroupingPlan &plan, DiagEngine &diags) {
 
   const uint64_t g = plan.maxMembers();
   const uint32_t C = cpusPerMember(plan.sources);
+  // Tags as large as lowered collectives' (2^31 and up) leave no room for the two digits
+  // s and d: then the distinct tags are numbered 0, 1, ... in their order first (one to
+  // one, so messages stay apart exactly as before).
+  std::vector<uint32_t> tagIds;
+  if (g > 1) {
+    uint32_t maxTag = 0;
+    for (const Schedule *src : plan.sources)
+      for (uint64_t op = 0; op < src->numOps(); ++op)
+        if ((src->kind(op) == OpKind::Send || src->kind(op) == OpKind::Recv) &&
+            src->tag(op) != AnyTag)
+          maxTag = std::max(maxTag, src->tag(op));
+    if ((uint64_t(maxTag) * g + g - 1) * g + g - 1 > MaxTag) {
+      for (const Schedule *src : plan.sources)
+        for (uint64_t op = 0; op < src->numOps(); ++op)
+          if ((src->kind(op) == OpKind::Send || src->kind(op) == OpKind::Recv) &&
+              src->tag(op) != AnyTag)
+            tagIds.push_back(src->tag(op));
+      llvm::sort(tagIds);
+      tagIds.erase(std::unique(tagIds.begin(), tagIds.end()), tagIds.end());
+    }
+  }
+  auto tagId = [&](uint32_t tag) -> uint64_t {
+    return tagIds.empty() ? tag : std::lower_bound(tagIds.begin(), tagIds.end(), tag) - tagIds.begin();
+  };
   const unsigned errorsBefore = diags.errorCount();
   uint32_t maxCpuSeen = 0;
   // Labels stay while they still name one op of a rank (no rank gets two members): later
@@ -115,15 +139,14 @@ std::optional<Schedule> regroup(const GroupingPlan &plan, DiagEngine &diags) {
                                              opText(op), g, plan.pass));
           } else if (g > 1) {
             // Overflow-safe: tag < 2^32 and g <= 2^32, so 128 bits hold the product.
-            unsigned __int128 t = (static_cast<unsigned __int128>(tag) * g + s_) * g + d;
+            unsigned __int128 t = (static_cast<unsigned __int128>(tagId(tag)) * g + s_) * g + d;
             if (t > MaxTag) {
               diags.error(where, fmt::format("{}: tag {} becomes ({}*{} + {})*{} + {} = {} when "
                                              "up to {} ranks are grouped into one, beyond the "
-                                             "32-bit tag space (at most {}); use smaller tags or "
-                                             "fewer ranks per group",
-                                             opText(op), tag, tag, g, s_, g, d,
-                                             t,
-                                             g, MaxTag));
+                                             "32-bit tag space (at most {}); use fewer distinct "
+                                             "tags or fewer ranks per group",
+                                             opText(op), tag, tagId(tag), g, s_, g, d,
+                                             uint64_t(t), g, MaxTag));
             } else {
               tag = static_cast<uint32_t>(t);
             }

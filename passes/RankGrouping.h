@@ -10,7 +10,10 @@
 //   * peer' = the new rank of the peer's member (-1 stays -1);
 //   * tag'  = (tag*g + s)*g + d, where g is the largest number of members on any new
 //     rank, s the local index of the sending member and d that of the receiving one;
-//     with g = 1 tags are unchanged.
+//     with g = 1 tags are unchanged. When the largest tag leaves no room for the two
+//     digits (lowered collectives use tags from 2^31), `tag` here is the tag's index
+//     among the distinct tags of all sources in increasing order (one to one, so the
+//     argument below holds unchanged).
 //
 // Why tags stay distinguishable: two messages are told apart by (source rank,
 // destination rank, tag). A source rank is (new rank, s), a destination (new rank, d),
