@@ -244,10 +244,10 @@ void writeMapping(const FatTree &ft, const FabricGraph &g, const Ends &e, const 
         "# order, so that htsim's wiring (node n on ToR n / Radix_Down) is the fabric's.\n";
   os << fmt::format("# A rank's traffic uses the attach point -nic={} gives it.\n",
                     nicPolicyName(nic));
-  os << "# Messages between ranks of one host are no htsim flow. Left as they are (the default\n"
-        "# pipeline: place, lower-collectives) they cost nothing and pass their dependencies on;\n"
-        "# -passes=place,lower-collectives,remap-gpus,intranode-calc makes them compute priced\n"
-        "# by the host's internal path, which workload.cm leaves out and workload.bin keeps.\n";
+  os << "# Messages between ranks of one host are no htsim flow: the default pipeline (place,\n"
+        "# lower-collectives when there are collectives, remap-gpus, intranode-calc) makes them\n"
+        "# compute priced by the host's internal path, which workload.cm leaves out and\n"
+        "# workload.bin keeps.\n";
   if (cm.localMessages)
     os << (cm.localMessages == 1
                ? std::string("# 1 message between ranks of one host is left as it was: no flow, "
@@ -708,16 +708,18 @@ llvm::Error emitHtsim(TargetContext &ctx) {
   return llvm::Error::success();
 }
 
-// Default pipeline: ranks placed (the driver lowers collectives after it). Messages
-// between ranks of one host then stay messages, which need no flow (mapping.txt says
-// so). remap-gpus and intranode-calc, which would price them by the host's path, are
-// not run by default: remap-gpus cannot group ranks whose lowered collectives use tags
-// of 2^31 and up (beyond the 32-bit tag space once grouped), i.e. every collective
-// workload on multi-GPU hosts; ask for them with -passes.
+// Default pipeline: ranks placed (the driver lowers collectives after it), the GPUs
+// of a host grouped into one rank and the messages between them made compute: what
+// stays is traffic between hosts, which is what htsim flows are.
 std::vector<std::string> htsimPipeline(const Module &m) {
-  if (m.hasFabric() && m.placement.empty() && PassRegistry::find("place"))
-    return {"place"};
-  return {};
+  std::vector<std::string> names;
+  if (!m.hasFabric())
+    return names;
+  if (m.placement.empty() && PassRegistry::find("place"))
+    names.push_back("place");
+  for (const char *p : {"remap-gpus", "intranode-calc"})
+    names.push_back(p);
+  return names;
 }
 
 RegisterTarget HtsimTarget({

@@ -164,9 +164,9 @@ TEST(HtsimWorkload, ComputeBeforeTheFirstMessageIsAStartTime) {
 }
 
 // Ranks 0 and 1 share host 0: their message needs no flow, and rank 1's send waits for
-// what rank 0's send waited for (rank 2's message). By default it stays a message between
-// two ranks of one host and the matrix passes the dependency on; with remap-gpus and
-// intranode-calc in -passes it becomes compute (two calcs, left out of workload.cm).
+// what rank 0's send waited for (rank 2's message). By default intranode-calc makes it
+// compute (two calcs, left out of workload.cm); with -passes=place it stays a message
+// between two ranks of one host and the matrix passes the dependency on by itself.
 TEST(HtsimWorkload, MessagesInsideAHostPassDependenciesOn) {
   std::string w = goal({"l1: recv 100b from 2 tag 0\nl2: send 50b to 1 tag 0\n"
                         "l2 requires l1\n",
@@ -177,7 +177,7 @@ TEST(HtsimWorkload, MessagesInsideAHostPassDependenciesOn) {
                              "0->1 id 1 trigger 1 size 70\n"
                              "1->0 id 2 start 0 size 100 send_done_trigger 1\n"
                              "trigger id 1 oneshot\n";
-  Emitted e = emitFor(Fabric8x2, w, {"-passes=place,remap-gpus,intranode-calc"});
+  Emitted e = emitFor(Fabric8x2, w);
   EXPECT_EQ(cmBody(e.cm), matrix);
   EXPECT_NE(e.cm.find("# 2 flows for 2 messages between hosts, 1 trigger\n"), std::string::npos)
       << e.cm;
@@ -195,7 +195,7 @@ TEST(HtsimWorkload, MessagesInsideAHostPassDependenciesOn) {
             std::string::npos)
       << e.mapping;
 
-  Emitted p = emitFor(Fabric8x2, w);
+  Emitted p = emitFor(Fabric8x2, w, {"-passes=place"});
   EXPECT_EQ(cmBody(p.cm), matrix);
   EXPECT_NE(p.cm.find("# 2 flows for 2 messages between hosts (1 message between ranks of one "
                       "host need none), 1 trigger\n"),
@@ -322,8 +322,9 @@ TEST(HtsimWorkload, BinaryGoalGroupsRanksOfAHost) {
                         "l1: recv 10b from 0 tag 0\nl2: calc 5 cpu 1\n",
                         "l1: recv 100b from 0 tag 0\n", "l1: calc 9\n"});
   Emitted e = emitFor(Fabric8x2, w);
-  RunResult ref = runInfracc({Fabric8x2, tempFile("w.goal", w), "-passes=place,remap-gpus",
-                              "-emit=goal"});
+  // The default pipeline: rank 0's 10 bytes to rank 1 (same host) become calcs.
+  RunResult ref = runInfracc({Fabric8x2, tempFile("w.goal", w),
+                              "-passes=place,remap-gpus,intranode-calc", "-emit=goal"});
   ASSERT_EQ(ref.status, 0) << ref.err;
   // remap-gpus makes 2 nodes; workload.bin has one rank per htsim node (8).
   std::string padded = ref.out.substr(ref.out.find('\n') + 1);
@@ -345,6 +346,8 @@ TEST(HtsimWorkload, BinaryGoalBeyondItsLimitsIsSkipped) {
                             "-emit=htsim", "-o", dir});
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(messages(r.err),
+            "warning: remap-gpus uses cpu streams up to 401; binary GOAL and LogGOPSim's txt2bin "
+            "keep only 8 bits (0-255) of a cpu index\n"
             "warning: workload.bin is not written: grouping the ranks of a host uses cpu streams "
             "up to 401; binary GOAL holds 0-255\n"
             "warning: a connection matrix cannot express compute time: 1 calc (5 ns in all) is "
