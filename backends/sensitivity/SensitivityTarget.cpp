@@ -2,7 +2,6 @@
 // critical values, tolerances and ratios; text, JSON, CSV, or an SVG picture.
 #include "backends/sensitivity/Report.h"
 #include "backends/sensitivity/Setup.h"
-#include "backends/sim/SimModel.h"
 
 #include "ir/Module.h"
 #include "ir/TargetRegistry.h"
@@ -20,12 +19,6 @@ namespace cl = llvm::cl;
 
 namespace {
 
-cl::list<std::string> OptTolerance(
-    "tolerance", cl::CommaSeparated, cl::value_desc("x,..."),
-    cl::desc("Tolerances -emit=sensitivity reports: x (percent: the largest parameter value "
-             "with T <= (1+x/100)*T(L0)), or a time (T <= that time, e.g. 2us) (default "
-             "1,2,5)"),
-    cl::cat(opts::simCategory()));
 cl::list<std::string> OptDelta(
     "delta", cl::CommaSeparated, cl::value_desc("d,..."),
     cl::desc("Increments over L0 at which -emit=sensitivity reports T, its relative increase, "
@@ -91,19 +84,11 @@ llvm::Error runSensitivity(TargetContext &ctx) {
   const Curve &c = rep.curve;
   const Rational T0 = c.valueAt(c.lo);
 
-  std::vector<std::string> tolerances(OptTolerance.begin(), OptTolerance.end());
-  if (tolerances.empty())
-    tolerances = {"1", "2", "5"};
-  for (const std::string &t : tolerances) {
-    llvm::StringRef text = llvm::StringRef(t).trim();
-    bool absolute = !text.empty() && !text.ends_with("%") && std::isalpha(text.back());
-    auto v = parseQuantity(text.ends_with("%") ? text.drop_back() : text, absolute);
-    if (!v || (!absolute && *v < Rational(0)) || (absolute && *v < Rational(0)))
-      return usageError("-tolerance=" + t + ": write a percentage (1, 2.5%) or a runtime bound "
-                        "with a unit (2us)");
-    Rational target = absolute ? *v : T0 * (Rational(1) + *v / Rational(100));
-    rep.tolerances.push_back({absolute ? formatDecimal(*v) + " ns" : formatDecimal(*v) + "%",
-                              toleranceFor(c, target)});
+  for (const std::string &t : toleranceOptions()) {
+    auto bound = toleranceBound(t, T0);
+    if (!bound)
+      return bound.takeError();
+    rep.tolerances.push_back({bound->label, toleranceFor(c, bound->target)});
   }
   std::vector<Rational> deltas;
   const Rational width = c.hi - c.lo;
@@ -163,15 +148,7 @@ RegisterTarget SensitivityTarget({
     .needs = TargetNeeds::Workload,
     .writesDirectory = false,
     .pointToPoint = true,
-    .defaultPipeline =
-        [](const Module &m) {
-          auto model = sim::chooseSimModel(m);
-          if (!model) {
-            llvm::consumeError(model.takeError());
-            return std::vector<std::string>();
-          }
-          return m.hasFabric() ? (*model)->pipeline : std::vector<std::string>();
-        },
+    .defaultPipeline = defaultPipeline,
     .run = runSensitivity,
 });
 

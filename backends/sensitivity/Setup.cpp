@@ -29,6 +29,31 @@ static cl::opt<std::string> OptRange(
              "(default 0:100us)"),
     cl::cat(opts::simCategory()));
 
+static cl::list<std::string> OptTolerance(
+    "tolerance", cl::CommaSeparated, cl::value_desc("x,..."),
+    cl::desc("Tolerances -emit=sensitivity reports (-emit=lp -lp-objective=tolerance takes "
+             "one): x (percent: the largest parameter value with T <= (1+x/100)*T(L0)), or "
+             "a time (T <= that time, e.g. 2us) (default 1,2,5)"),
+    cl::cat(opts::simCategory()));
+
+std::vector<std::string> toleranceOptions() {
+  if (OptTolerance.empty())
+    return {"1", "2", "5"};
+  return {OptTolerance.begin(), OptTolerance.end()};
+}
+
+llvm::Expected<ToleranceBound> toleranceBound(llvm::StringRef given, const Rational &T0) {
+  llvm::StringRef text = given.trim();
+  bool absolute = !text.empty() && !text.ends_with("%") && std::isalpha(text.back());
+  auto v = parseQuantity(text.ends_with("%") ? text.drop_back() : text, absolute);
+  if (!v)
+    return usageError("-tolerance=" + given.str() + ": write a percentage (1, 2.5%) or a "
+                      "runtime bound with a unit (2us)");
+  if (absolute)
+    return ToleranceBound{formatDecimal(*v) + " ns", *v};
+  return ToleranceBound{formatDecimal(*v) + "%", T0 * (Rational(1) + *v / Rational(100))};
+}
+
 std::optional<Rational> parseQuantity(llvm::StringRef text, bool timeUnits) {
   text = text.trim();
   size_t end = 0;
@@ -61,6 +86,15 @@ std::optional<Rational> parseQuantity(llvm::StringRef text, bool timeUnits) {
     if (unit == name)
       return v * mult;
   return std::nullopt;
+}
+
+std::vector<std::string> defaultPipeline(const Module &m) {
+  auto model = sim::chooseSimModel(m);
+  if (!model) {
+    llvm::consumeError(model.takeError());
+    return {};
+  }
+  return m.hasFabric() ? (*model)->pipeline : std::vector<std::string>();
 }
 
 llvm::Expected<Setup> setupFromOptions(const Module &m) {

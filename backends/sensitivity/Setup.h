@@ -10,6 +10,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace infracc {
 struct Module;
@@ -27,11 +28,23 @@ struct Setup {
   Rational lo, hi;            // -range
 };
 
+/// The passes before the analysis: the simulation model's with a fabric, else none.
+std::vector<std::string> defaultPipeline(const Module &m);
+
 /// Reads -param, -range, the LogGP options and -sim-model for the module.
 llvm::Expected<Setup> setupFromOptions(const Module &m);
 
 /// A number with an optional time unit (ps, ns, us, µs, ms, s; bare: ns), exactly.
 std::optional<Rational> parseQuantity(llvm::StringRef text, bool timeUnits);
+
+/// -tolerance as given (default 1,2,5).
+std::vector<std::string> toleranceOptions();
+/// A -tolerance value as a bound on T: x or x% (T <= (1+x/100)*T0) or a time (2us).
+struct ToleranceBound {
+  std::string label;   // "1%", "2000 ns"
+  Rational target;     // ns
+};
+llvm::Expected<ToleranceBound> toleranceBound(llvm::StringRef text, const Rational &T0);
 
 /// The simulator's parameters and per-message costs with the parameter at p.
 struct SimAt {
