@@ -1,7 +1,8 @@
-// -emit=lp: LLAMP's linear program of the paper's running example (golden, both
-// objectives), solved by Debian's glpsol to the numbers -emit=sensitivity computes
-// without a solver (T(500 ns) = 1615 ns, the 2 us tolerance L = 885 ns), and a 16-rank
-// ring allreduce to what LogGOPSim prints for it; the usage errors.
+// LLAMP's running example through -emit=lp and the -emit=sensitivity picture. The
+// linear program (golden, both objectives) is solved by Debian's glpsol to the numbers
+// -emit=sensitivity computes without a solver (T(500 ns) = 1615 ns, the 2 us tolerance
+// L = 885 ns), and a 16-rank ring allreduce's to what LogGOPSim prints for it; the
+// usage errors; the SVG curve with its tolerance zones and critical value (golden).
 #include "tests/support/TestUtil.h"
 
 #include <llvm/Support/Program.h>
@@ -121,6 +122,16 @@ TEST(Lp, UsageErrors) {
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err, "infracc: error: -tolerance=fast: write a percentage (1, 2.5%) or a runtime bound "
                    "with a unit (2us)\n");
+}
+
+TEST(SensitivityCurve, SvgShadesToleranceZonesAndMarksCriticalValues) {
+  std::string goal = runningExample(), svg = makeTempDir("curve") + "/curve.svg";
+  std::vector<std::string> args = {goal, "-emit=sensitivity", "-range=0:1us",
+                                   "-tolerance=1,2,5,2us", "-o", svg};
+  args.insert(args.end(), PaperParams.begin(), PaperParams.end());
+  RunResult r = runInfracc(args);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(compareGolden("sensitivity/llamp-curve.svg", readFile(svg)), "");
 }
 
 } // namespace
