@@ -113,11 +113,9 @@ llvm::Error runLp(TargetContext &ctx) {
   if (!setup)
     return setup.takeError();
   const std::string where = m.workloadSource.empty() ? "workload" : m.workloadSource;
-  auto model = Model::build(*m.schedule, setup->options);
-  if (!model) {
-    ctx.diags.error(where, llvm::toString(model.takeError()));
-    return reportedError();
-  }
+  auto model = buildModel(m, *setup, ctx.diags);
+  if (!model)
+    return model.takeError();
   // T(L0), for a percentage bound and to say where the simulator may order differently.
   const Evaluation at0 = (*model)->evaluate(setup->lo, true);
   std::optional<ToleranceBound> bound;

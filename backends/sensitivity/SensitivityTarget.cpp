@@ -66,11 +66,9 @@ llvm::Error runSensitivity(TargetContext &ctx) {
   if (!setup)
     return setup.takeError();
   const std::string where = m.workloadSource.empty() ? "workload" : m.workloadSource;
-  auto model = Model::build(*m.schedule, setup->options);
-  if (!model) {
-    ctx.diags.error(where, llvm::toString(model.takeError()));
-    return reportedError();
-  }
+  auto model = buildModel(m, *setup, ctx.diags);
+  if (!model)
+    return model.takeError();
 
   SensitivityReport rep;
   rep.workload = llvm::sys::path::filename(where).str();

@@ -165,6 +165,17 @@ llvm::Expected<Setup> setupFromOptions(const Module &m) {
   return s;
 }
 
+llvm::Expected<std::unique_ptr<Model>> buildModel(const Module &m, const Setup &s,
+                                                  DiagEngine &diags) {
+  auto model = Model::build(*m.schedule, s.options);
+  if (!model) {
+    diags.error(m.workloadSource.empty() ? "workload" : m.workloadSource,
+                llvm::toString(model.takeError()));
+    return reportedError();
+  }
+  return model;
+}
+
 namespace {
 /// The simulator's per-message costs with the parameter at p.
 class CostsAt : public sim::LinkCostModel {

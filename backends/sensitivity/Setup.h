@@ -13,6 +13,7 @@
 #include <vector>
 
 namespace infracc {
+class DiagEngine;
 struct Module;
 }
 
@@ -33,6 +34,11 @@ std::vector<std::string> defaultPipeline(const Module &m);
 
 /// Reads -param, -range, the LogGP options and -sim-model for the module.
 llvm::Expected<Setup> setupFromOptions(const Module &m);
+
+/// The model of the module's schedule; a schedule the analysis cannot take is
+/// reported on `diags`, named by the workload file.
+llvm::Expected<std::unique_ptr<Model>> buildModel(const Module &m, const Setup &s,
+                                                  DiagEngine &diags);
 
 /// A number with an optional time unit (ps, ns, us, µs, ms, s; bare: ns), exactly.
 std::optional<Rational> parseQuantity(llvm::StringRef text, bool timeUnits);
