@@ -24,9 +24,9 @@ static cl::opt<std::string> OptParam(
     cl::cat(opts::simCategory()));
 static cl::opt<std::string> OptRange(
     "range", cl::init("0:100us"), cl::value_desc("lo:hi"),
-    cl::desc("Range of the parameter for -emit=sensitivity, with time units (ps, ns, us, ms, "
-             "s; bare numbers are ns, or ns/byte for G); its start is the baseline L0 "
-             "(default 0:100us)"),
+    cl::desc("Range of the parameter for -emit=sensitivity and -emit=lp, with time units "
+             "(ps, ns, us, ms, s; bare numbers are ns, or ns/byte for G); its start is the "
+             "baseline L0 (default 0:100us)"),
     cl::cat(opts::simCategory()));
 
 static cl::list<std::string> OptTolerance(
