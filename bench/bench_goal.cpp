@@ -316,7 +316,7 @@ int main(int argc, char **argv) {
     auto buf = llvm::MemoryBuffer::getFile(ours, false, false);
     if (!buf)
       return std::string("failed");
-    std::optional<Schedule> s = goal::readBinaryGoal(diags, **buf);
+    std::optional<Schedule> s = goal::readBinaryGoal(diags, std::move(*buf));
     std::string times = t0.stop();
     return s ? times : std::string("failed");
   });

@@ -17,7 +17,12 @@
 //                   [-goal-dir=/tmp/simbench -txt2bin=PATH -loggopsim=PATH]
 #include "backends/goal/GoalWriter.h"
 #include "backends/sim/Simulator.h"
+#include "backends/sim/ZeroedArray.h"
+#include <cstring>
+#include "compiler/frontends/goal/GoalBinaryReader.h"
 #include "ir/Schedule.h"
+#include "passes/Verify.h"
+#include "support/Diagnostics.h"
 
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/FileSystem.h>
@@ -53,6 +58,8 @@ static cl::opt<std::string> Txt2bin("txt2bin", cl::init("/work/scratch/lgs-bin/t
                                     cl::desc("LogGOPSim's txt2bin"));
 static cl::opt<std::string> LogGOPSim("loggopsim", cl::init("/work/scratch/lgs-bin/LogGOPSim"),
                                       cl::desc("LogGOPSim binary"));
+static cl::opt<std::string> File("file", cl::desc("Time reading, verifying and simulating this "
+                                                  "binary GOAL file, phase by phase"));
 static cl::opt<std::string> Infracc("infracc", cl::init(""),
                                     cl::desc("infracc binary (default: next to this program)"));
 
@@ -247,8 +254,63 @@ void bench(const std::string &name, const std::function<Schedule()> &build) {
 
 } // namespace
 
+void printRss(const char *when) {
+  auto buf = llvm::MemoryBuffer::getFileAsStream("/proc/self/status");
+  if (!buf)
+    return;
+  llvm::StringRef text = (*buf)->getBuffer();
+  std::string out;
+  for (const char *key : {"VmHWM:", "RssAnon:", "RssFile:"}) {
+    size_t at = text.find(key);
+    if (at != llvm::StringRef::npos)
+      out += " " + text.substr(at, text.find('\n', at) - at).str();
+  }
+  std::printf("  [%s]%s\n", when, out.c_str());
+}
+
+void benchFile() {
+  struct rusage ru = inChild([&] {
+    DiagEngine diags;
+    double c0 = processCpuSeconds();
+    auto buf = llvm::MemoryBuffer::getFile(File, false, false);
+    if (!buf)
+      return;
+    printRss("mapped");
+    std::unique_ptr<llvm::MemoryBuffer> mb = std::move(*buf);
+    static sim::ZeroedArray<char> copy;
+    if (getenv("COPYHUGE")) {
+      copy.reset(mb->getBufferSize());
+      memcpy(copy.data(), mb->getBufferStart(), mb->getBufferSize());
+      mb = llvm::MemoryBuffer::getMemBuffer(llvm::StringRef(copy.data(), mb->getBufferSize()), "x", false);
+    }
+    std::optional<Schedule> s = goal::readBinaryGoal(diags, std::move(mb));
+    if (!s)
+      return;
+    double c1 = processCpuSeconds();
+    printRss("read");
+    verifySchedule(*s, diags, File, VerifyOptions());
+    double c2 = processCpuSeconds();
+    printRss("verified");
+    sim::SimOptions opts;
+    opts.engine = Model == "atlahs" ? sim::Engine::Atlahs : sim::Engine::Lgs;
+    sim::SimResult r = sim::simulate(*s, opts);
+    double c3 = processCpuSeconds();
+    printRss("simulated");
+    std::printf("%s: %llu ops, %llu events; CPU s: read %.3f, verify %.3f, simulate %.3f "
+                "(event loop %.3f wall) = %.2f M events/s; makespan %llu\n",
+                File.c_str(), (unsigned long long)s->numOps(), (unsigned long long)r.events,
+                c1 - c0, c2 - c1, c3 - c2, r.wallSeconds, r.events / (c3 - c2) / 1e6,
+                (unsigned long long)r.makespan);
+  });
+  std::printf("  peak RSS %.1f MiB, CPU %.3f s\n", peakMiB(ru), cpuSeconds(ru));
+}
+
 int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, "simulator benchmark\n");
+  if (!File.empty()) {
+    benchFile();
+    return 0;
+  }
   const uint32_t n = Ranks;
   std::printf("bench_sim: model %s, %u ranks, %llu bytes\n", Model.c_str(), n,
               (unsigned long long)uint64_t(Bytes));

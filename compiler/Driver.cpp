@@ -10,6 +10,7 @@
 #include "ir/Module.h"
 #include "ir/TargetRegistry.h"
 #include "passes/Pass.h"
+#include "passes/Verify.h"
 #include "support/Diagnostics.h"
 #include "support/Options.h"
 
@@ -114,7 +115,9 @@ public:
   int run();
 
 private:
+  llvm::Error runProviders();
   llvm::Error readInputs();
+  std::optional<llvm::Error> tryStreaming(const Target &target);
   llvm::Error expand();
   llvm::Error runPasses(const Target &target);
   llvm::Error emit(const Target &target);
@@ -151,12 +154,22 @@ struct TimeScope {
   }
 };
 
-llvm::Error Driver::readInputs() {
+llvm::Error Driver::runProviders() {
   for (const InputProvider &p : InputRegistry::providers())
     if (llvm::Error e = p(module_, diags_))
       return e;
+  return llvm::Error::success();
+}
+
+/// The inputs named on the command line, then those LogGOPSim's options name.
+static std::vector<std::string> allInputs() {
   std::vector<std::string> inputs(Inputs.begin(), Inputs.end());
   llvm::append_range(inputs, opts::lgsInputs());
+  return inputs;
+}
+
+llvm::Error Driver::readInputs() {
+  std::vector<std::string> inputs = allInputs();
   if (llvm::count(inputs, "-") > 1)
     return usageError("standard input ('-') is given more than once");
   // Classify everything first: fabric files of a format that combines files (e.g.
@@ -205,6 +218,62 @@ llvm::Error Driver::readInputs() {
     module_.jobs.clear();
   }
   return llvm::Error::success();
+}
+
+// Streaming conversion: a workload that is the only input, converted by a target that
+// can write it rank by rank (-emit=goal-bin), is never held whole: memory stays flat
+// however large the file. It stays an optimisation: the verifier must have had nothing
+// to say (QuietVerification) and the target must accept every rank, or the whole
+// schedule is read as usual and reported on as usual. nullopt: not streamed.
+std::optional<llvm::Error> Driver::tryStreaming(const Target &target) {
+  std::vector<std::string> inputs = allInputs();
+  if (!target.streamWriter || inputs.size() != 1 || module_.fabricDefs || !Passes.empty() ||
+      !PrintAfter.empty() || VerifyEach || TimePasses || llvm::AreStatisticsEnabled())
+    return std::nullopt;
+  const std::string &path = inputs.front();
+  if (path != "-" && !llvm::sys::fs::is_regular_file(path))
+    return std::nullopt;
+  llvm::Expected<const InputFormat *> fmt = InputRegistry::classify(path);
+  if (!fmt) {
+    llvm::consumeError(fmt.takeError());
+    return std::nullopt;
+  }
+  if (!(*fmt)->stream || (*fmt)->role != InputRole::Workload)
+    return std::nullopt;
+  auto out = std::make_unique<OutputManager>(opts::outputPath(), target.writesDirectory);
+  if (!out->seekableStream())
+    return std::nullopt;
+  TargetContext ctx{module_, *out, diags_};
+  std::unique_ptr<ScheduleStreamWriter> writer;
+  QuietVerification quiet;
+  bool ok = true;
+  unsigned warningsBefore = diags_.warningCount();
+  InputContext input{module_, diags_, path, {path}};
+  std::optional<Schedule> summary = (*fmt)->stream(input, [&](uint32_t numRanks) {
+    writer = target.streamWriter(ctx, numRanks);
+    ok = writer != nullptr;
+    return [&, numRanks](uint32_t r, const RankOps &ops) {
+      ok = ok && (DisableVerify || quiet.rank(r, numRanks, ops)) && writer->rank(r, ops);
+    };
+  });
+  auto discard = [&] {
+    writer.reset();   // before its stream goes
+    out->discard();
+  };
+  if (!summary || diags_.hasErrors()) {
+    discard();
+    return reportedError();   // the input's errors, as reading it whole reports them
+  }
+  if (!ok || (!DisableVerify && !quiet.finish()) || diags_.warningCount() != warningsBefore) {
+    discard();
+    return std::nullopt;
+  }
+  if (llvm::Error e = writer->finish(*summary)) {
+    discard();
+    return e;
+  }
+  writer.reset();
+  return out->commit();
 }
 
 llvm::Error Driver::expand() {
@@ -370,6 +439,11 @@ int Driver::run() {
         return usageError("-emit=" + (*t)->name + " writes a directory of files; name it with "
                           "-o <dir> (e.g. -o out/)");
     }
+    if (llvm::Error e = runProviders())
+      return e;
+    if (!Emit.empty())
+      if (std::optional<llvm::Error> streamed = tryStreaming(**chooseTarget()))
+        return std::move(*streamed);
     if (llvm::Error e = readInputs())
       return e;
     auto target = chooseTarget();

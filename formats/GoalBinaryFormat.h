@@ -9,8 +9,11 @@
 //
 // A node's successors sit in the rank's appendix: its requires-successors, then its
 // irequires-successors, nodes in order, so succ_first is a running count.
-// The reader (frontend) and the writer (backend) share this description.
+// The reader (frontend) and the writer (backend) share this description. The node
+// record is the IR's packed op record (ir/Schedule.h), so a mapped file is a Schedule.
 #pragma once
+
+#include "ir/Schedule.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -27,16 +30,13 @@ inline constexpr size_t NumRanksAt = 8, MaxCpuAt = 12, MaxNicAt = 13, JumpTableA
 inline constexpr size_t JumpEntrySize = 16;
 inline constexpr size_t RankHeaderSize = 8;   // num_nodes, num_roots
 
-/// A node record and its fields' offsets.
-inline constexpr size_t NodeSize = 39;
-namespace node {
-inline constexpr size_t DepCount = 0, Type = 4, Peer = 5, Size = 9, Tag = 17, Cpu = 21, Nic = 22,
-                        NumSucc = 23, SuccFirst = 27, NumISucc = 31, ISuccFirst = 35;
-}
+/// A node record and its fields' offsets: the IR's packed op record.
+inline constexpr size_t NodeSize = packed::RecordSize;
+namespace node = packed::field;
 
 inline constexpr uint8_t TypeSend = 1, TypeRecv = 2, TypeCalc = 3;
 /// The largest cpu or nic index a node record can hold.
-inline constexpr uint32_t MaxIndex = 255;
+inline constexpr uint32_t MaxIndex = packed::MaxIndex;
 
 /// Where rank 0's data starts, relative to OffsetBase.
 inline constexpr uint64_t firstRankStart(uint64_t numRanks) {

@@ -8,6 +8,8 @@
 //       .load = [](infracc::InputContext &ctx) -> llvm::Error { ... }});
 #pragma once
 
+#include "ir/Schedule.h"
+
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Support/Error.h>
 #include <llvm/Support/ErrorOr.h>
@@ -51,6 +53,14 @@ struct InputFormat {
   /// Several files of this (fabric) format given in one run form one input, read
   /// by one call of `load` (e.g. InfraGraph device files plus the infrastructure).
   bool combinesFiles = false;
+  /// Optional, for workloads: reads the file rank by rank, handing each rank to `rank`
+  /// and keeping none (streaming conversion). `begin(numRanks)` comes first and returns
+  /// the rank consumer. The result has the ranks' sizes, maxCpu and maxNic but no ops;
+  /// nullopt after errors reported through the DiagEngine.
+  using RankConsumer = std::function<void(uint32_t rank, const RankOps &ops)>;
+  std::function<std::optional<Schedule>(
+      InputContext &, const std::function<RankConsumer(uint32_t numRanks)> &begin)>
+      stream = nullptr;
 };
 
 /// Inputs that come from options rather than files (e.g. -fabric=clos:radix=8 builds

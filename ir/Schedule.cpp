@@ -3,6 +3,8 @@
 #include "ir/Kernels.h"
 #include "support/Diagnostics.h"
 
+#include <llvm/Support/Endian.h>
+
 #include <algorithm>
 #include <cassert>
 #include <stdexcept>
@@ -46,7 +48,8 @@ uint64_t Schedule::memoryBytes() const {
   return bytes(rankBegin_) + bytes(kind_) + bytes(peer_) + bytes(size_) + bytes(tag_) +
          bytes(cpu_) + bytes(nic_) + bytes(succBegin_) + bytes(succ_) + bytes(labelCode_) +
          bytes(labelChars_) + bytes(collectives_) + bytes(vsizes_) + bytes(sourceBase_) +
-         bytes(sourceOffset_) +
+         bytes(sourceOffset_) + bytes(packedRanks_) + bytes(chunkRank_) + bytes(wideCpu_) +
+         bytes(wideNic_) + packedBytes_ +
          (kernels_ ? bytes(kernels_->kernels) + bytes(kernels_->workgroups) +
                          bytes(kernels_->ops) + bytes(kernels_->semaphores)
                    : 0);
@@ -76,8 +79,129 @@ void reportAtOp(DiagEngine &diags, const Schedule &s, uint32_t g, llvm::StringRe
   diags.report(where, sev, msg);
 }
 
+void packed::writeRecord(uint8_t *rec, OpKind kind, uint32_t peer, uint64_t size, uint32_t tag,
+                         uint32_t cpu, uint32_t nic, uint32_t depCount, uint32_t numSucc,
+                         uint32_t succFirst, uint32_t numISucc) {
+  using llvm::support::endian::write32le;
+  using llvm::support::endian::write64le;
+  write32le(rec + field::DepCount, depCount);
+  rec[field::Type] = static_cast<uint8_t>(kind);   // OpKind values are GOAL's type numbers
+  write32le(rec + field::Peer, peer);
+  write64le(rec + field::Size, size);
+  write32le(rec + field::Tag, tag);
+  rec[field::Cpu] = static_cast<uint8_t>(cpu);
+  rec[field::Nic] = static_cast<uint8_t>(nic);
+  write32le(rec + field::NumSucc, numSucc);
+  write32le(rec + field::SuccFirst, succFirst);
+  write32le(rec + field::NumISucc, numISucc);
+  write32le(rec + field::ISuccFirst, succFirst + numSucc);
+}
+
+Schedule Schedule::viewPacked(uint32_t numRanks, llvm::ArrayRef<PackedRank> ranks,
+                              uint32_t maxCpu, uint32_t maxNic, uint64_t numDeps,
+                              std::shared_ptr<const void> owner, llvm::StringRef file,
+                              const uint8_t *fileStart) {
+  assert(ranks.size() == numRanks);
+  Schedule s;
+  s.packed_ = true;
+  s.numRanks_ = numRanks;
+  s.maxCpu_ = maxCpu;
+  s.maxNic_ = maxNic;
+  s.packedDeps_ = numDeps;
+  s.packedOwner_ = std::move(owner);
+  s.packedRanks_.assign(ranks.begin(), ranks.end());
+  s.rankBegin_.resize(size_t(numRanks) + 1);
+  s.recordFile_ = file.str();
+  s.recordSize_ = packed::RecordSize;
+  s.sourceBase_.resize(numRanks);
+  uint64_t at = 0;
+  for (uint32_t r = 0; r < numRanks; ++r) {
+    s.rankBegin_[r] = at;
+    at += ranks[r].numOps;
+    s.sourceBase_[r] = uint64_t(ranks[r].records - fileStart);
+  }
+  s.rankBegin_[numRanks] = at;
+  if (at > 0xFFFFFFFFull)
+    throw std::length_error("schedule has more than 4294967295 operations");
+  s.indexChunks();
+  return s;
+}
+
+void Schedule::indexChunks() {
+  uint64_t n = numOps();
+  chunkRank_.assign((n >> ChunkBits) + 1, 0);
+  uint32_t r = 0;
+  for (uint64_t c = 0; c < chunkRank_.size(); ++c) {
+    uint64_t g = c << ChunkBits;
+    while (r + 1 < numRanks_ && rankBegin_[r + 1] <= g)
+      ++r;
+    chunkRank_[c] = r;
+  }
+}
+
+Schedule Schedule::packedCopy() const {
+  Schedule s;
+  s.packed_ = true;
+  s.numRanks_ = numRanks_;
+  s.maxCpu_ = maxCpu_;
+  s.maxNic_ = maxNic_;
+  s.rankBegin_ = rankBegin_;
+  s.sourceBase_ = sourceBase_;
+  s.sourceOffset_ = sourceOffset_;
+  s.recordFile_ = recordFile_;
+  s.recordSize_ = recordSize_;
+  s.packedDeps_ = numDependencies();
+  uint64_t n = numOps();
+  const uint64_t recordBytes = packed::RecordSize * n;
+  // Records, then successor entries, then root lists (each op at most once).
+  s.packedBytes_ = recordBytes + 4 * s.packedDeps_ + 4 * n;
+  auto buffer = std::shared_ptr<uint8_t[]>(new uint8_t[s.packedBytes_ + 1]);
+  uint8_t *records = buffer.get(), *succ = records + recordBytes;
+  uint8_t *roots = succ + 4 * s.packedDeps_;
+  s.packedOwner_ = buffer;
+  // 0xFF in a record's cpu/nic byte sends the reader to these tables.
+  bool wideCpu = maxCpu_ >= 0xFF, wideNic = maxNic_ >= 0xFF;
+  if (wideCpu)
+    s.wideCpu_.assign(cpu_.begin(), cpu_.end());
+  if (wideNic)
+    s.wideNic_.assign(nic_.begin(), nic_.end());
+  s.packedRanks_.resize(numRanks_);
+  std::vector<uint32_t> indegree;
+  for (uint32_t r = 0; r < numRanks_; ++r) {
+    uint32_t first = rankBegin(r), count = numOps(r);
+    indegree.assign(count, 0);
+    for (uint32_t g = first; g < first + count; ++g)
+      for (uint32_t raw : successorsRaw(g))
+        ++indegree[raw & ~IRequiresBit];
+    uint32_t numRoots = 0;
+    for (uint32_t i = 0; i < count; ++i)
+      if (indegree[i] == 0)
+        llvm::support::endian::write32le(roots + 4 * size_t(numRoots++), i);
+    s.packedRanks_[r] = {records + packed::RecordSize * uint64_t(first), succ, roots, count,
+                         numRoots};
+    roots += 4 * size_t(numRoots);
+    uint32_t running = 0;
+    for (uint32_t i = 0; i < count; ++i) {
+      uint32_t g = first + i;
+      SuccessorRange list = successorsRaw(g);
+      uint32_t numReq = 0;
+      while (numReq < list.size() && !(list[numReq] & IRequiresBit))
+        ++numReq;
+      packed::writeRecord(records + packed::RecordSize * uint64_t(g), kind_[g], peer_[g], size_[g],
+                          tag_[g], wideCpu ? std::min<uint32_t>(cpu_[g], 0xFF) : cpu_[g],
+                          wideNic ? std::min<uint32_t>(nic_[g], 0xFF) : nic_[g], indegree[i],
+                          numReq, running, list.size() - numReq);
+      for (uint32_t raw : list)
+        llvm::support::endian::write32le(succ + 4 * size_t(running++), raw & ~IRequiresBit);
+    }
+    succ += 4 * size_t(running);
+  }
+  s.indexChunks();
+  return s;
+}
+
 std::string Schedule::label(uint32_t g) const {
-  if (labelCode_.empty() || labelCode_[g] == NoLabel)
+  if (labelCode_.empty() || isPacked() || labelCode_[g] == NoLabel)
     return {};
   uint32_t code = labelCode_[g];
   if (code & LabelInTable)
@@ -94,7 +218,16 @@ std::string Schedule::opName(uint32_t g) const {
 
 uint32_t Schedule::rankOf(uint32_t g) const {
   // The last rank whose first op is <= g (empty ranks share their begin).
-  auto it = std::upper_bound(rankBegin_.begin(), rankBegin_.end() - 1, uint64_t(g));
+  auto first = rankBegin_.begin(), last = rankBegin_.end() - 1;
+  if (!chunkRank_.empty()) {
+    uint32_t r = chunkRank_[g >> ChunkBits];
+    if (rankBegin_[r + 1] > g)
+      return r;   // usually: the chunk's first rank holds g
+    first += r;
+    if (size_t(g >> ChunkBits) + 1 < chunkRank_.size())
+      last = rankBegin_.begin() + chunkRank_[(g >> ChunkBits) + 1] + 1;
+  }
+  auto it = std::upper_bound(first, last, uint64_t(g));
   return static_cast<uint32_t>(it - rankBegin_.begin()) - 1;
 }
 
@@ -124,10 +257,13 @@ void ScheduleBuilder::beginRank(uint32_t rank) {
   assert((rank_ == ~0u || rank > rank_) && "ranks must be built in increasing order");
   assert(rank < sched_.numRanks_);
   // Ranks skipped over are empty.
-  while (sched_.rankBegin_.size() < size_t(rank) + 1)
-    sched_.rankBegin_.push_back(sched_.kind_.size());
+  while (sched_.rankBegin_.size() < size_t(rank) + 1) {
+    sched_.rankBegin_.push_back(builtOps());
+    if (sink_)
+      emitRank(static_cast<uint32_t>(sched_.rankBegin_.size() - 2));
+  }
   rank_ = rank;
-  rankStart_ = sched_.kind_.size();
+  rankStart_ = builtOps();
   inRank_ = true;
   pending_.clear();
 }
@@ -162,7 +298,7 @@ Schedule::OpIndex ScheduleBuilder::addOp(OpKind kind, uint32_t peer, uint64_t si
                                          uint32_t cpu, uint32_t nic, llvm::StringRef label) {
   assert(inRank_);
   assert(cpu <= MaxCpu && nic <= MaxNic);
-  if (sched_.kind_.size() >= 0xFFFFFFFFull)
+  if (builtOps() >= 0xFFFFFFFFull)
     throw std::length_error("schedule has more than 4294967295 operations");
   Schedule::OpIndex local = opsInRank();
   sched_.kind_.push_back(kind);
@@ -173,7 +309,7 @@ Schedule::OpIndex ScheduleBuilder::addOp(OpKind kind, uint32_t peer, uint64_t si
   sched_.nic_.push_back(static_cast<uint16_t>(nic));
   sched_.maxCpu_ = std::max(sched_.maxCpu_, cpu);
   sched_.maxNic_ = std::max(sched_.maxNic_, nic);
-  if (keepLabels_)
+  if (keepLabels_ && !sink_)
     sched_.labelCode_.push_back(encodeLabel(label));
   if (keepSourceLocs_)
     sched_.sourceOffset_.push_back(Schedule::NoSource);
@@ -191,19 +327,8 @@ void ScheduleBuilder::setSourceLoc(Schedule::OpIndex from, llvm::SMLoc loc) {
   // Ops further than 4 GiB from the rank's first one keep no location.
   uint32_t offset = at >= base && at - base < Schedule::NoSource ? uint32_t(at - base)
                                                                   : Schedule::NoSource;
-  for (uint64_t g = rankStart_ + from; g < sched_.sourceOffset_.size(); ++g)
-    sched_.sourceOffset_[g] = offset;
-}
-
-void ScheduleBuilder::setRecordLayout(llvm::StringRef file, uint32_t recordSize) {
-  sched_.recordFile_ = file.str();
-  sched_.recordSize_ = recordSize;
-  sched_.sourceBase_.assign(sched_.numRanks_, 0);
-}
-
-void ScheduleBuilder::setRecordsAt(uint64_t offset) {
-  assert(sched_.recordSize_ && rank_ < sched_.sourceBase_.size());
-  sched_.sourceBase_[rank_] = offset;
+  for (uint64_t a = rankStart_ + from - sched_.arrayBase_; a < sched_.sourceOffset_.size(); ++a)
+    sched_.sourceOffset_[a] = offset;
 }
 
 void ScheduleBuilder::addDependency(Schedule::OpIndex succ, Schedule::OpIndex pred, DepKind kind) {
@@ -238,58 +363,25 @@ void ScheduleBuilder::endRank() {
   succ.resize(at);
   for (const PendingDep &d : pending_)
     succ[fill_[size_t(d.pred) * 2 + ((d.succ & Schedule::IRequiresBit) ? 1 : 0)]++] = d.succ;
-  sched_.rankBegin_.push_back(sched_.kind_.size());
+  sched_.rankBegin_.push_back(builtOps());
   pending_.clear();
   inRank_ = false;
+  if (sink_)
+    emitRank(rank_);
 }
 
-ScheduleBuilder::RankArrays ScheduleBuilder::appendRank(uint32_t rank, uint32_t numOps,
-                                                       uint32_t numDeps) {
-  beginRank(rank);
-  Schedule &s = sched_;
-  size_t first = s.kind_.size();
-  size_t total = first + numOps;
-  if (total > 0xFFFFFFFFull || s.succ_.size() + uint64_t(numDeps) > 0xFFFFFFFFull)
-    throw std::length_error("schedule has more than 4294967295 operations or dependencies");
-  s.kind_.resize(total);
-  s.peer_.resize(total);
-  s.size_.resize(total);
-  s.tag_.resize(total);
-  s.cpu_.resize(total);
-  s.nic_.resize(total);
-  if (keepLabels_)
-    s.labelCode_.resize(total, Schedule::NoLabel);
-  if (keepSourceLocs_)
-    s.sourceOffset_.resize(total, Schedule::NoSource);
-  size_t succFirst = s.succBegin_.size();
-  s.succBegin_.resize(succFirst + numOps);
-  size_t depFirst = s.succ_.size();
-  s.succ_.resize(depFirst + numDeps);
-  return {{s.kind_.data() + first, numOps},       {s.peer_.data() + first, numOps},
-          {s.size_.data() + first, numOps},       {s.tag_.data() + first, numOps},
-          {s.cpu_.data() + first, numOps},        {s.nic_.data() + first, numOps},
-          {s.succBegin_.data() + succFirst, numOps}, {s.succ_.data() + depFirst, numDeps}};
-}
-
-void ScheduleBuilder::commitRank() {
-  assert(inRank_);
-  Schedule &s = sched_;
-  size_t first = rankStart_, end = s.kind_.size();
-  uint16_t maxCpu = 0, maxNic = 0;
-  for (size_t g = first; g < end; ++g) {
-    maxCpu = std::max(maxCpu, s.cpu_[g]);
-    maxNic = std::max(maxNic, s.nic_[g]);
-  }
-  s.maxCpu_ = std::max<uint32_t>(s.maxCpu_, maxCpu);
-  s.maxNic_ = std::max<uint32_t>(s.maxNic_, maxNic);
-  // succBegin_ holds counts for this rank's ops: turn them into running ends.
-  size_t n = end - first;
-  uint32_t at = s.succBegin_[s.succBegin_.size() - n - 1];
-  for (size_t i = s.succBegin_.size() - n; i < s.succBegin_.size(); ++i)
-    s.succBegin_[i] = at += s.succBegin_[i];
-  assert(at == s.succ_.size() && "successor counts do not add up to the rank's dependencies");
-  s.rankBegin_.push_back(end);
-  inRank_ = false;
+void ScheduleBuilder::emitRank(uint32_t r) {
+  sink_(r, sched_.ops(r));
+  sched_.arrayBase_ = builtOps();
+  sched_.kind_.clear();
+  sched_.peer_.clear();
+  sched_.size_.clear();
+  sched_.tag_.clear();
+  sched_.cpu_.clear();
+  sched_.nic_.clear();
+  sched_.succBegin_.assign(1, 0);
+  sched_.succ_.clear();
+  sched_.sourceOffset_.clear();
 }
 
 uint32_t ScheduleBuilder::addCollective(const CollectiveInfo &info) {
@@ -312,8 +404,11 @@ uint32_t ScheduleBuilder::addVSizes(llvm::ArrayRef<uint64_t> sizes) {
 Schedule ScheduleBuilder::finish() {
   assert(!inRank_);
   // Ranks never begun are empty.
-  while (sched_.rankBegin_.size() < size_t(sched_.numRanks_) + 1)
-    sched_.rankBegin_.push_back(sched_.kind_.size());
+  while (sched_.rankBegin_.size() < size_t(sched_.numRanks_) + 1) {
+    sched_.rankBegin_.push_back(builtOps());
+    if (sink_)
+      emitRank(static_cast<uint32_t>(sched_.rankBegin_.size() - 2));
+  }
   if (!sched_.sourceOffset_.empty())
     sched_.sourceBase_.resize(sched_.numRanks_, 0);
   return std::move(sched_);

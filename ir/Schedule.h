@@ -11,6 +11,18 @@
 //     dependency, plus 4 per op when labels are kept (see label()) and 4 per op when
 //     source locations are kept (see sourceLoc()).
 //
+// Two storages behind one API:
+//   * owned: the arrays above, built by ScheduleBuilder (text input, passes);
+//   * packed: a view of packed op records (namespace packed below) in a read-only
+//     buffer the schedule does not copy — a mapped binary GOAL file, whose node records
+//     are exactly these. Nothing is resident but what is being read, so a schedule
+//     larger than RAM works as long as it is read in roughly rank order
+//     (docs/performance.md). Packed schedules hold send, recv and calc only, and no
+//     labels; their source locations are record offsets in the file (recordOffset()).
+// Every accessor works on both. Accessors by global index find the op's rank first in
+// a packed schedule (a table lookup); loops over a rank's ops are faster through
+// ops(rank) (RankOps), which needs no lookup in either storage.
+//
 // Ops that later passes lower keep their extra fields in side tables indexed by the
 // op's `peer` slot: collectives in collectives(), GPU kernel launches in the kernel
 // level (ir/Kernels.h).
@@ -19,9 +31,12 @@
 #include <llvm/ADT/ArrayRef.h>
 #include <llvm/ADT/DenseMap.h>
 #include <llvm/ADT/StringRef.h>
+#include <llvm/Support/Endian.h>
 #include <llvm/Support/SMLoc.h>
 
 #include <cstdint>
+#include <functional>
+#include <iterator>
 #include <optional>
 #include <memory>
 #include <string>
@@ -75,8 +90,80 @@ struct Communicator {
   std::vector<uint32_t> ranks;    // global ranks, in communicator-rank order
 };
 
+/// The packed op record: 39 bytes, little-endian, unaligned — binary GOAL's node
+/// record, field for field (formats/GoalBinaryFormat.h describes the file around it).
+/// A rank's records are contiguous; its successor entries are a separate array of u32
+/// local indices: op by op, its requires-successors, then its irequires-successors
+/// (so SuccFirst is a running count and ISuccFirst = SuccFirst + NumSucc).
+namespace packed {
+inline constexpr size_t RecordSize = 39;
+namespace field {
+inline constexpr size_t DepCount = 0, Type = 4, Peer = 5, Size = 9, Tag = 17, Cpu = 21, Nic = 22,
+                        NumSucc = 23, SuccFirst = 27, NumISucc = 31, ISuccFirst = 35;
+}
+/// The largest cpu or nic index a record holds (one byte each).
+inline constexpr uint32_t MaxIndex = 255;
+inline uint32_t u32(const uint8_t *p) { return llvm::support::endian::read32le(p); }
+inline uint64_t u64(const uint8_t *p) { return llvm::support::endian::read64le(p); }
+/// Fills one record.
+void writeRecord(uint8_t *rec, OpKind kind, uint32_t peer, uint64_t size, uint32_t tag,
+                 uint32_t cpu, uint32_t nic, uint32_t depCount, uint32_t numSucc,
+                 uint32_t succFirst, uint32_t numISucc);
+} // namespace packed
+
 class KernelLevel;
 class ScheduleBuilder;
+class RankOps;
+
+/// An op's successors as raw entries (local index, IRequiresBit on irequires edges),
+/// requires first: an ArrayRef-like range over either storage.
+class SuccessorRange {
+public:
+  SuccessorRange() = default;
+  SuccessorRange(llvm::ArrayRef<uint32_t> owned)
+      : owned_(owned.data()), n_(static_cast<uint32_t>(owned.size())) {}
+  SuccessorRange(const uint8_t *packed, uint32_t numRequires, uint32_t numIRequires)
+      : packed_(packed), n_(numRequires + numIRequires), numRequires_(numRequires) {}
+
+  uint32_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+  uint32_t operator[](uint32_t i) const;
+  std::vector<uint32_t> vec() const {
+    std::vector<uint32_t> v;
+    v.reserve(n_);
+    for (uint32_t i = 0; i < n_; ++i)
+      v.push_back((*this)[i]);
+    return v;
+  }
+
+  class iterator {
+  public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = uint32_t;
+    using difference_type = std::ptrdiff_t;
+    using pointer = void;
+    using reference = uint32_t;
+    iterator(const SuccessorRange *r, uint32_t i) : r_(r), i_(i) {}
+    uint32_t operator*() const { return (*r_)[i_]; }
+    iterator &operator++() {
+      ++i_;
+      return *this;
+    }
+    bool operator==(const iterator &o) const { return i_ == o.i_; }
+    bool operator!=(const iterator &o) const { return i_ != o.i_; }
+
+  private:
+    const SuccessorRange *r_;
+    uint32_t i_;
+  };
+  iterator begin() const { return {this, 0}; }
+  iterator end() const { return {this, n_}; }
+
+private:
+  const uint32_t *owned_ = nullptr;
+  const uint8_t *packed_ = nullptr;
+  uint32_t n_ = 0, numRequires_ = 0;
+};
 
 class Schedule {
 public:
@@ -84,7 +171,7 @@ public:
   static constexpr uint32_t IRequiresBit = 0x80000000u;
 
   uint32_t numRanks() const { return numRanks_; }
-  uint64_t numOps() const { return kind_.size(); }
+  uint64_t numOps() const { return rankBegin_.back(); }
   uint32_t numOps(uint32_t rank) const {
     return static_cast<uint32_t>(rankBegin_[rank + 1] - rankBegin_[rank]);
   }
@@ -93,28 +180,46 @@ public:
   }
   uint32_t rankBegin(uint32_t rank) const { return static_cast<uint32_t>(rankBegin_[rank]); }
 
+  /// The ops of one rank by local index, without per-op rank lookups.
+  RankOps ops(uint32_t rank) const;
+
   // Per-op fields, addressed by global index.
-  OpKind kind(uint32_t g) const { return kind_[g]; }
-  uint32_t peer(uint32_t g) const { return peer_[g]; }
-  uint64_t size(uint32_t g) const { return size_[g]; }
-  uint32_t tag(uint32_t g) const { return tag_[g]; }
-  uint32_t cpu(uint32_t g) const { return cpu_[g]; }
-  uint32_t nic(uint32_t g) const { return nic_[g]; }
+  OpKind kind(uint32_t g) const {
+    return isPacked() ? static_cast<OpKind>(record(g)[packed::field::Type]) : kind_[g];
+  }
+  uint32_t peer(uint32_t g) const {
+    return isPacked() ? packed::u32(record(g) + packed::field::Peer) : peer_[g];
+  }
+  uint64_t size(uint32_t g) const {
+    return isPacked() ? packed::u64(record(g) + packed::field::Size) : size_[g];
+  }
+  uint32_t tag(uint32_t g) const {
+    return isPacked() ? packed::u32(record(g) + packed::field::Tag) : tag_[g];
+  }
+  uint32_t cpu(uint32_t g) const {
+    return isPacked() ? packedCpu(g, record(g)[packed::field::Cpu]) : cpu_[g];
+  }
+  uint32_t nic(uint32_t g) const {
+    return isPacked() ? packedNic(g, record(g)[packed::field::Nic]) : nic_[g];
+  }
 
   /// Successors of op g: requires-successors, then irequires-successors, as local
   /// indices of the same rank.
-  uint32_t numSuccessors(uint32_t g) const { return succBegin_[g + 1] - succBegin_[g]; }
+  uint32_t numSuccessors(uint32_t g) const { return successorsRaw(g).size(); }
   uint32_t successor(uint32_t g, uint32_t i) const {
-    return succ_[succBegin_[g] + i] & ~IRequiresBit;
+    return successorsRaw(g)[i] & ~IRequiresBit;
   }
   DepKind successorKind(uint32_t g, uint32_t i) const {
-    return (succ_[succBegin_[g] + i] & IRequiresBit) ? DepKind::IRequires : DepKind::Requires;
+    return (successorsRaw(g)[i] & IRequiresBit) ? DepKind::IRequires : DepKind::Requires;
   }
   /// Raw successor entries (local index, IRequiresBit set for irequires edges).
-  llvm::ArrayRef<uint32_t> successorsRaw(uint32_t g) const {
-    return {succ_.data() + succBegin_[g], succ_.data() + succBegin_[g + 1]};
+  SuccessorRange successorsRaw(uint32_t g) const {
+    if (isPacked())
+      return packedSuccessors(record(g), rankOf(g));
+    return llvm::ArrayRef<uint32_t>(succ_.data() + succBegin_[g],
+                                    succ_.data() + succBegin_[g + 1]);
   }
-  uint64_t numDependencies() const { return succ_.size(); }
+  uint64_t numDependencies() const { return isPacked() ? packedDeps_ : succ_.size(); }
 
   /// Largest `cpu` / `nic` index used anywhere (0 for an empty schedule).
   uint32_t maxCpu() const { return maxCpu_; }
@@ -143,7 +248,8 @@ public:
   /// How messages name op g of its rank: `'l5'` (its label, quoted) when known, else
   /// `#4` (its local index, counting from 0 in creation order).
   std::string opName(uint32_t g) const;
-  /// The rank that holds op g (binary search; for messages, not for hot loops).
+  /// The rank that holds op g (a table lookup when packed, else a binary search; for
+  /// messages, not for hot loops).
   uint32_t rankOf(uint32_t g) const;
 
   /// Where op g was read, for diagnostics only. Text inputs: the start of its
@@ -155,11 +261,62 @@ public:
   const std::string &recordFile() const { return recordFile_; }
   bool hasSourceLocs() const { return !sourceOffset_.empty() || recordSize_ != 0; }
 
-  /// Resident bytes of the op arrays (for statistics and benchmarks).
+  /// Resident bytes of the op arrays (for statistics and benchmarks); a packed
+  /// schedule counts its tables, not the buffer it views.
   uint64_t memoryBytes() const;
+
+  // --- Packed storage --------------------------------------------------------------
+  /// One rank of packed records: `records` holds numOps records, `successors` the
+  /// rank's u32 successor entries, `roots` the u32 indices of its ops without
+  /// dependencies, ascending.
+  struct PackedRank {
+    const uint8_t *records = nullptr;
+    const uint8_t *successors = nullptr;
+    const uint8_t *roots = nullptr;
+    uint32_t numOps = 0, numRoots = 0;
+  };
+  /// A schedule viewing packed records it does not copy; `owner` keeps the buffer
+  /// alive. The records must be valid (kinds 1..3, peers and successors in range,
+  /// successor lists following each other, dependency counts and roots matching the
+  /// successor lists, cpu/nic at most maxCpu/maxNic): the binary GOAL reader checks all
+  /// of that first.
+  /// `file` names the buffer starting at `fileStart` that holds the records: errors
+  /// about an op then name its record's offset in it (recordOffset()).
+  static Schedule viewPacked(uint32_t numRanks, llvm::ArrayRef<PackedRank> ranks,
+                             uint32_t maxCpu, uint32_t maxNic, uint64_t numDeps,
+                             std::shared_ptr<const void> owner, llvm::StringRef file,
+                             const uint8_t *fileStart);
+  /// The same schedule as packed records in memory (send, recv and calc only; the
+  /// caller checks). cpu and nic indices above 254 are kept beside the records; source
+  /// locations are kept, labels are not.
+  Schedule packedCopy() const;
+  bool isPacked() const { return packed_; }
+  /// Packed storage: where rank r's records and successor entries are.
+  const PackedRank &packedRank(uint32_t r) const { return packedRanks_[r]; }
+  /// Packed storage: op g's cpu / nic from its record's byte (indices above 254 live
+  /// beside the records in a packed copy).
+  uint32_t packedCpu(uint32_t g, uint8_t stored) const {
+    return stored == 0xFF && !wideCpu_.empty() ? wideCpu_[g] : stored;
+  }
+  uint32_t packedNic(uint32_t g, uint8_t stored) const {
+    return stored == 0xFF && !wideNic_.empty() ? wideNic_[g] : stored;
+  }
 
 private:
   friend class ScheduleBuilder;
+  friend class RankOps;
+
+  void indexChunks();
+
+  const uint8_t *record(uint32_t g) const {
+    uint32_t r = rankOf(g);
+    return packedRanks_[r].records + packed::RecordSize * (g - rankBegin_[r]);
+  }
+  SuccessorRange packedSuccessors(const uint8_t *rec, uint32_t rank) const {
+    return {packedRanks_[rank].successors +
+                4 * size_t(packed::u32(rec + packed::field::SuccFirst)),
+            packed::u32(rec + packed::field::NumSucc), packed::u32(rec + packed::field::NumISucc)};
+  }
 
   uint32_t numRanks_ = 0;
   std::vector<uint64_t> rankBegin_{0};
@@ -171,6 +328,20 @@ private:
   std::vector<uint32_t> succBegin_{0};
   std::vector<uint32_t> succ_;
   uint32_t maxCpu_ = 0, maxNic_ = 0;
+  // The global index of the ops' first array element: 0, except in a ScheduleBuilder
+  // that streams (its arrays hold the rank being built).
+  uint64_t arrayBase_ = 0;
+
+  // Packed storage: per rank its records; chunkRank_[g >> ChunkBits] is the rank of op
+  // (g & ~ChunkMask), where rankOf starts looking.
+  static constexpr unsigned ChunkBits = 8;
+  std::vector<PackedRank> packedRanks_;
+  std::vector<uint32_t> chunkRank_;
+  std::vector<uint16_t> wideCpu_, wideNic_;   // packedCopy with indices above 254
+  std::shared_ptr<const void> packedOwner_;
+  uint64_t packedDeps_ = 0;
+  uint64_t packedBytes_ = 0;   // of a packed copy's own buffer (a view owns none)
+  bool packed_ = false;
 
   std::vector<CollectiveInfo> collectives_;
   std::vector<Communicator> communicators_;
@@ -196,6 +367,60 @@ private:
 void reportAtOp(DiagEngine &diags, const Schedule &s, uint32_t g, llvm::StringRef where,
                 Severity sev, const llvm::Twine &msg);
 
+/// The ops of one rank, by local index, in either storage (Schedule::ops(rank)).
+class RankOps {
+public:
+  uint32_t size() const { return n_; }
+  uint32_t globalIndex(uint32_t i) const { return first_ + i; }
+  OpKind kind(uint32_t i) const {
+    return rec_ ? static_cast<OpKind>(rec(i)[packed::field::Type]) : s_->kind_[arrayFirst_ + i];
+  }
+  uint32_t peer(uint32_t i) const {
+    return rec_ ? packed::u32(rec(i) + packed::field::Peer) : s_->peer_[arrayFirst_ + i];
+  }
+  uint64_t opSize(uint32_t i) const {
+    return rec_ ? packed::u64(rec(i) + packed::field::Size) : s_->size_[arrayFirst_ + i];
+  }
+  uint32_t tag(uint32_t i) const {
+    return rec_ ? packed::u32(rec(i) + packed::field::Tag) : s_->tag_[arrayFirst_ + i];
+  }
+  uint32_t cpu(uint32_t i) const {
+    return rec_ ? s_->packedCpu(first_ + i, rec(i)[packed::field::Cpu])
+                : s_->cpu_[arrayFirst_ + i];
+  }
+  uint32_t nic(uint32_t i) const {
+    return rec_ ? s_->packedNic(first_ + i, rec(i)[packed::field::Nic])
+                : s_->nic_[arrayFirst_ + i];
+  }
+  SuccessorRange successorsRaw(uint32_t i) const {
+    if (rec_)
+      return s_->packedSuccessors(rec(i), rank_);
+    uint32_t a = arrayFirst_ + i;
+    return llvm::ArrayRef<uint32_t>(s_->succ_.data() + s_->succBegin_[a],
+                                    s_->succ_.data() + s_->succBegin_[a + 1]);
+  }
+
+private:
+  friend class Schedule;
+  RankOps(const Schedule &s, uint32_t rank)
+      : s_(&s), rec_(s.isPacked() ? s.packedRanks_[rank].records : nullptr), rank_(rank),
+        first_(s.rankBegin(rank)), arrayFirst_(first_ - uint32_t(s.arrayBase_)),
+        n_(s.numOps(rank)) {}
+  const uint8_t *rec(uint32_t i) const { return rec_ + packed::RecordSize * size_t(i); }
+
+  const Schedule *s_;
+  const uint8_t *rec_;
+  uint32_t rank_, first_, arrayFirst_, n_;
+};
+
+inline RankOps Schedule::ops(uint32_t rank) const { return RankOps(*this, rank); }
+
+inline uint32_t SuccessorRange::operator[](uint32_t i) const {
+  if (owned_)
+    return owned_[i];
+  return packed::u32(packed_ + 4 * size_t(i)) | (i >= numRequires_ ? Schedule::IRequiresBit : 0u);
+}
+
 /// Builds a Schedule rank by rank, in rank order. Dependencies are added with local
 /// indices and may refer to ops not created yet, as long as they exist when the rank
 /// is finished.
@@ -209,10 +434,6 @@ public:
   void keepSourceLocs() { keepSourceLocs_ = true; }
   /// Ops `from` .. the last one of the current rank were read at `loc` (text inputs).
   void setSourceLoc(Schedule::OpIndex from, llvm::SMLoc loc);
-  /// Binary inputs: op i of a rank is the record at its records' offset + i * size.
-  void setRecordLayout(llvm::StringRef file, uint32_t recordSize);
-  /// The current rank's records start at byte `offset` of the file.
-  void setRecordsAt(uint64_t offset);
 
   /// Hint for the expected total number of ops and dependencies (memory that is
   /// reserved but never touched costs address space, not resident memory).
@@ -222,7 +443,7 @@ public:
   /// Starts a rank; ranks are begun in increasing order, and ranks skipped are empty.
   void beginRank(uint32_t rank);
   uint32_t currentRank() const { return rank_; }
-  uint32_t opsInRank() const { return static_cast<uint32_t>(sched_.kind_.size() - rankStart_); }
+  uint32_t opsInRank() const { return static_cast<uint32_t>(builtOps() - rankStart_); }
 
   Schedule::OpIndex addOp(OpKind kind, uint32_t peer, uint64_t size, uint32_t tag = 0,
                           uint32_t cpu = 0, uint32_t nic = 0, llvm::StringRef label = {});
@@ -243,24 +464,6 @@ public:
   /// Finishes the current rank: sorts its dependencies into CSR form.
   void endRank();
 
-  /// Bulk alternative to beginRank/addOp/addDependency/endRank for inputs already in
-  /// CSR form (binary GOAL): appends rank `rank` with `numOps` ops and `numDeps`
-  /// dependencies and returns its arrays, zeroed, to fill in place. `succCount[i]`
-  /// is op i's number of successors; `succ` holds all successor entries of the rank,
-  /// op by op, each op's requires first (local indices, IRequiresBit on irequires).
-  /// No labels. commitRank() finishes the rank.
-  struct RankArrays {
-    llvm::MutableArrayRef<OpKind> kind;
-    llvm::MutableArrayRef<uint32_t> peer;
-    llvm::MutableArrayRef<uint64_t> size;
-    llvm::MutableArrayRef<uint32_t> tag;
-    llvm::MutableArrayRef<uint16_t> cpu, nic;
-    llvm::MutableArrayRef<uint32_t> succCount;
-    llvm::MutableArrayRef<uint32_t> succ;
-  };
-  RankArrays appendRank(uint32_t rank, uint32_t numOps, uint32_t numDeps);
-  void commitRank();
-
   // Side tables.
   uint32_t addCollective(const CollectiveInfo &info);
   uint32_t addCommunicator(Communicator c);
@@ -278,8 +481,19 @@ public:
   /// Finishes the schedule; every rank must have been begun and ended.
   Schedule finish();
 
+  /// Streaming: each finished rank (ranks skipped over included, empty) goes to
+  /// `sink`, in rank order, and is then dropped, so that memory holds one rank at a
+  /// time; finish() hands over the ranks never begun and returns a schedule that has
+  /// the ranks' sizes but no ops to read. Side tables are kept. Set before any rank.
+  using RankSink = std::function<void(uint32_t rank, const RankOps &ops)>;
+  void streamTo(RankSink sink) { sink_ = std::move(sink); }
+
 private:
   uint32_t encodeLabel(llvm::StringRef label);
+  /// Ops created so far (the arrays start at sched_.arrayBase_ when streaming).
+  uint64_t builtOps() const { return sched_.arrayBase_ + sched_.kind_.size(); }
+  /// Streaming: hands rank `r` (just finished, or empty) to the sink and drops it.
+  void emitRank(uint32_t r);
 
   Schedule sched_;
   uint32_t rank_ = ~0u;
@@ -291,6 +505,7 @@ private:
   std::vector<PendingDep> pending_;
   std::vector<uint32_t> fill_;   // endRank scratch: next free successor slot per op
   llvm::DenseMap<uint32_t, uint32_t> commIndex_;   // communicator id -> index
+  RankSink sink_;
 };
 
 } // namespace infracc

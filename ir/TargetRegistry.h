@@ -13,6 +13,7 @@
 #include <llvm/Support/Error.h>
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,8 @@ namespace infracc {
 
 struct Module;
 class DiagEngine;
+class RankOps;
+class Schedule;
 
 enum class TargetNeeds { Nothing, Fabric, Workload, FabricOrWorkload, FabricAndWorkload };
 
@@ -27,6 +30,19 @@ struct TargetContext {
   Module &module;
   OutputManager &output;
   DiagEngine &diags;
+};
+
+/// A target's writer for a workload streamed rank by rank (the whole schedule never in
+/// memory), for targets whose output can be written that way.
+class ScheduleStreamWriter {
+public:
+  virtual ~ScheduleStreamWriter() = default;
+  /// The next rank (all ranks come, in order). False: this schedule cannot be written
+  /// this way (e.g. it holds what the format cannot express); the driver then reads the
+  /// whole schedule and runs the target normally, which reports it.
+  virtual bool rank(uint32_t r, const RankOps &ops) = 0;
+  /// After the last rank: `summary` has the ranks' sizes, maxCpu and maxNic, no ops.
+  virtual llvm::Error finish(const Schedule &summary) = 0;
 };
 
 struct Target {
@@ -40,6 +56,11 @@ struct Target {
   /// Passes run before the backend when -passes is not given (after the verifier).
   std::function<std::vector<std::string>(const Module &)> defaultPipeline;
   std::function<llvm::Error(TargetContext &)> run;
+  /// Optional: a writer for a streamed schedule of `numRanks` ranks (null when the
+  /// output cannot be written so, e.g. to a pipe). Used when the workload is the only
+  /// input and no pass is asked for; the output must equal run()'s.
+  std::function<std::unique_ptr<ScheduleStreamWriter>(TargetContext &, uint32_t numRanks)>
+      streamWriter = nullptr;
 };
 
 class TargetRegistry {

@@ -10,6 +10,7 @@
 
 #include <llvm/ADT/DenseMap.h>
 #include <llvm/ADT/STLExtras.h>
+#include <llvm/ADT/Hashing.h>
 
 #include <map>
 
@@ -152,6 +153,12 @@ private:
   }
   llvm::DenseMap<uint64_t, std::pair<uint32_t, uint32_t>> counts_;   // (src,tag) -> sends, recvs
   uint64_t unmatched_ = 0, sends_ = 0;
+  // checkOperands' findings for the later checks: the ranks whose dependencies do not
+  // all point forward (only they can have a cycle), whether a send or recv has a
+  // wildcard, and the sketch of the messages (balanced: every send has its recv).
+  std::vector<uint32_t> nonForward_;
+  bool wildcard_ = false;
+  MessageSketch sketch_;
   std::vector<uint32_t> selfMessages_, zeroByte_;
   uint64_t selfCount_ = 0, zeroCount_ = 0;
 };
@@ -160,9 +167,16 @@ bool Verifier::checkOperands() {
   bool ok = true;
   uint32_t P = s_.numRanks();
   for (uint32_t r = 0; r < P; ++r) {
-    for (uint32_t g = s_.rankBegin(r), e = g + s_.numOps(r); g < e; ++g) {
-      OpKind k = s_.kind(g);
-      uint32_t peer = s_.peer(g);
+    RankOps ops = s_.ops(r);
+    bool forward = true;
+    for (uint32_t i = 0; i < ops.size(); ++i) {
+      uint32_t g = ops.globalIndex(i);
+      OpKind k = ops.kind(i);
+      uint32_t peer = ops.peer(i);
+      // Usually every dependency points to a later op: then op order is a
+      // topological order and there is no cycle.
+      for (uint32_t raw : ops.successorsRaw(i))
+        forward &= (raw & ~Schedule::IRequiresBit) > i;
       auto bad = [&](const llvm::Twine &msg) {
         at(g, Severity::Error, "rank " + llvm::Twine(r) + ": " + op(g) + " " + msg);
         ok = false;
@@ -175,13 +189,17 @@ bool Verifier::checkOperands() {
         ++sends_;
         if (peer == r && selfCount_++ < opts_.maxNotes)
           selfMessages_.push_back(g);
-        if (s_.size(g) == 0 && zeroCount_++ < opts_.maxNotes)
+        if (ops.opSize(i) == 0 && zeroCount_++ < opts_.maxNotes)
           zeroByte_.push_back(g);
+        wildcard_ |= ops.tag(i) == AnyTag;
+        sketch_.add(r, peer, ops.tag(i), /*isSend=*/true);
         break;
       case OpKind::Recv:
         if (peer >= P && peer != AnySource)
           bad("comes from rank " + llvm::Twine(peer) + ", but the schedule has " +
               llvm::Twine(P) + " ranks (0.." + llvm::Twine(P - 1) + ")");
+        wildcard_ |= peer == AnySource || ops.tag(i) == AnyTag;
+        sketch_.add(peer, r, ops.tag(i), /*isSend=*/false);
         break;
       case OpKind::Calc:
         break;
@@ -202,20 +220,14 @@ bool Verifier::checkOperands() {
       }
       }
     }
+    if (!forward)
+      nonForward_.push_back(r);
   }
   return ok;
 }
 
 void Verifier::checkCycles(uint32_t r) {
   uint32_t first = s_.rankBegin(r), n = s_.numOps(r);
-  // Usually every dependency points to a later op: then op order is a topological
-  // order and there is no cycle.
-  bool forward = true;
-  for (uint32_t i = 0; i < n && forward; ++i)
-    for (uint32_t raw : s_.successorsRaw(first + i))
-      forward &= (raw & ~Schedule::IRequiresBit) > i;
-  if (forward)
-    return;
   indegree_.assign(n, 0);
   for (uint32_t i = 0; i < n; ++i)
     for (uint32_t raw : s_.successorsRaw(first + i))
@@ -246,7 +258,7 @@ void Verifier::checkCycles(uint32_t r) {
     color_[start] = 1;
     while (!stack.empty()) {
       auto &[v, k] = stack.back();
-      llvm::ArrayRef<uint32_t> succ = s_.successorsRaw(first + v);
+      SuccessorRange succ = s_.successorsRaw(first + v);
       if (k == succ.size()) {
         color_[v] = 2;
         stack.pop_back();
@@ -426,10 +438,11 @@ bool Verifier::balanced(uint32_t dst) {
     groups_.back().end = i + 1;
   }
   bool inOrder = true;
-  for (uint32_t g = s_.rankBegin(dst), e = g + s_.numOps(dst); g < e && inOrder; ++g) {
-    if (s_.kind(g) != OpKind::Recv)
+  RankOps ops = s_.ops(dst);
+  for (uint32_t i = 0; i < ops.size() && inOrder; ++i) {
+    if (ops.kind(i) != OpKind::Recv)
       continue;
-    uint32_t src = s_.peer(g), tag = s_.tag(g);
+    uint32_t src = ops.peer(i), tag = ops.tag(i);
     if (src == AnySource || tag == AnyTag || groupOf_[src] == NoGroup)
       return resetGroups(), false;
     SendGroup &grp = groups_[groupOf_[src]];
@@ -450,12 +463,12 @@ bool Verifier::balanced(uint32_t dst) {
       return false;
     ++counts_[key].first;
   }
-  for (uint32_t g = s_.rankBegin(dst), e = g + s_.numOps(dst); g < e; ++g) {
-    if (s_.kind(g) != OpKind::Recv)
+  for (uint32_t i = 0; i < ops.size(); ++i) {
+    if (ops.kind(i) != OpKind::Recv)
       continue;
-    if (s_.peer(g) == AnySource || s_.tag(g) == AnyTag)
+    if (ops.peer(i) == AnySource || ops.tag(i) == AnyTag)
       return false;
-    ++counts_[(uint64_t(s_.peer(g)) << 32) | s_.tag(g)].second;
+    ++counts_[(uint64_t(ops.peer(i)) << 32) | ops.tag(i)].second;
   }
   for (const auto &kv : counts_)
     if (kv.second.first != kv.second.second)
@@ -571,11 +584,16 @@ void Verifier::reportUnmatched(uint32_t g) {
 }
 
 void Verifier::matchMessages() {
+  if (!wildcard_ && sketch_.balanced())
+    return;   // every class has as many sends as recvs: all match
   uint32_t P = s_.numRanks();
   sendBegin_.assign(size_t(P) + 1, 0);
-  for (uint64_t g = 0; g < s_.numOps(); ++g)
-    if (s_.kind(uint32_t(g)) == OpKind::Send)
-      ++sendBegin_[s_.peer(uint32_t(g)) + 1];
+  for (uint32_t r = 0; r < P; ++r) {
+    RankOps ops = s_.ops(r);
+    for (uint32_t i = 0; i < ops.size(); ++i)
+      if (ops.kind(i) == OpKind::Send)
+        ++sendBegin_[ops.peer(i) + 1];
+  }
   for (uint32_t d = 0; d < P; ++d)
     sendBegin_[d + 1] += sendBegin_[d];
   sendsTo_.resize(sendBegin_[P]);
@@ -583,13 +601,15 @@ void Verifier::matchMessages() {
   groupOf_.assign(P, NoGroup);
   {
     std::vector<uint32_t> fill(sendBegin_.begin(), sendBegin_.end() - 1);
-    for (uint32_t r = 0; r < P; ++r)
-      for (uint32_t g = s_.rankBegin(r), e = g + s_.numOps(r); g < e; ++g)
-        if (s_.kind(g) == OpKind::Send) {
-          uint32_t at = fill[s_.peer(g)]++;
-          sendsTo_[at] = g;
-          sendKey_[at] = (uint64_t(r) << 32) | s_.tag(g);
+    for (uint32_t r = 0; r < P; ++r) {
+      RankOps ops = s_.ops(r);
+      for (uint32_t i = 0; i < ops.size(); ++i)
+        if (ops.kind(i) == OpKind::Send) {
+          uint32_t at = fill[ops.peer(i)]++;
+          sendsTo_[at] = ops.globalIndex(i);
+          sendKey_[at] = (uint64_t(r) << 32) | ops.tag(i);
         }
+    }
   }
   for (uint32_t d = 0; d < P; ++d)
     if (!balanced(d))
@@ -611,8 +631,11 @@ bool Verifier::run(Statistics *stats) {
   if (s_.kernels() && !verifyKernels(s_, diags_, where_, stats))
     return false;
   checkCollectives();
-  for (uint32_t r = 0; r < s_.numRanks() && !diags_.shouldStop(); ++r)
+  for (uint32_t r : nonForward_) {
+    if (diags_.shouldStop())
+      break;
     checkCycles(r);
+  }
   if (ranksWithCycles_ > ranksListed_)
     diags_.error(where_, llvm::Twine(ranksWithCycles_ - ranksListed_) +
                              " more ranks have dependency cycles");
@@ -666,6 +689,53 @@ RegisterPass<VerifyPass> X("verify", "check the schedule: operands, dependency c
 bool verifySchedule(const Schedule &s, DiagEngine &diags, llvm::StringRef where,
                     const VerifyOptions &opts, Statistics *stats) {
   return Verifier(s, diags, where, opts).run(stats);
+}
+
+void MessageSketch::add(uint32_t src, uint32_t dst, uint32_t tag, bool isSend) {
+  // LLVM's 16-byte mix (CityHash's), twice with different inputs: two 64-bit hashes.
+  uint64_t key = uint64_t(src) << 32 | dst;
+  uint64_t h0 = llvm::hashing::detail::hash_16_bytes(key, tag);
+  uint64_t h1 = llvm::hashing::detail::hash_16_bytes(tag ^ 0x9E3779B97F4A7C15ull, key);
+  sum_[0] += isSend ? h0 : -h0;
+  sum_[1] += isSend ? h1 : -h1;
+}
+
+bool QuietVerification::rank(uint32_t r, uint32_t numRanks, const RankOps &ops) {
+  const uint32_t n = ops.size();
+  bool forward = true;
+  for (uint32_t i = 0; i < n; ++i) {
+    OpKind k = ops.kind(i);
+    uint32_t peer = ops.peer(i), tag = ops.tag(i);
+    if (k == OpKind::Send) {
+      if (peer >= numRanks || peer == r || ops.opSize(i) == 0 || tag == AnyTag)
+        return false;
+      sketch_.add(r, peer, tag, /*isSend=*/true);
+    } else if (k == OpKind::Recv) {
+      if (peer >= numRanks || tag == AnyTag)
+        return false;
+      sketch_.add(peer, r, tag, /*isSend=*/false);
+    } else if (k != OpKind::Calc) {
+      return false;
+    }
+    for (uint32_t raw : ops.successorsRaw(i))
+      forward &= (raw & ~Schedule::IRequiresBit) > i;
+  }
+  if (forward)
+    return true;
+  // Some dependency points backwards: a topological order must take every op.
+  indegree_.assign(n, 0);
+  for (uint32_t i = 0; i < n; ++i)
+    for (uint32_t raw : ops.successorsRaw(i))
+      ++indegree_[raw & ~Schedule::IRequiresBit];
+  queue_.clear();
+  for (uint32_t i = 0; i < n; ++i)
+    if (indegree_[i] == 0)
+      queue_.push_back(i);
+  for (size_t q = 0; q < queue_.size(); ++q)
+    for (uint32_t raw : ops.successorsRaw(queue_[q]))
+      if (--indegree_[raw & ~Schedule::IRequiresBit] == 0)
+        queue_.push_back(raw & ~Schedule::IRequiresBit);
+  return queue_.size() == n;
 }
 
 } // namespace infracc

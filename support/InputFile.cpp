@@ -4,7 +4,62 @@
 
 #include <vector>
 
+#if defined(__unix__) || defined(__APPLE__)
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#define INFRACC_MAP_WITH_GUARD 1
+#endif
+
 namespace infracc {
+
+#ifdef INFRACC_MAP_WITH_GUARD
+namespace {
+
+/// A read-only file mapping followed by one page of zeros: a NUL-terminated buffer
+/// without copying the file, also when its size is a multiple of the page size (there
+/// LLVM reads the whole file into memory to append the NUL).
+class GuardedMapping final : public llvm::MemoryBuffer {
+public:
+  static std::unique_ptr<llvm::MemoryBuffer> open(llvm::StringRef path) {
+    int fd = ::open(path.str().c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+      return nullptr;
+    struct stat st;
+    std::unique_ptr<llvm::MemoryBuffer> result;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+      size_t size = size_t(st.st_size), page = size_t(sysconf(_SC_PAGESIZE));
+      size_t mapped = (size + page - 1) / page * page;
+      // Reserve the file's pages plus one zero page, then map the file over the start.
+      void *base = mmap(nullptr, mapped + page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (base != MAP_FAILED) {
+        void *file = mmap(base, mapped, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0);
+        if (file == base)
+          result.reset(new GuardedMapping(static_cast<const char *>(base), size, mapped + page,
+                                          path));
+        else
+          munmap(base, mapped + page);
+      }
+    }
+    ::close(fd);
+    return result;
+  }
+  ~GuardedMapping() override { munmap(const_cast<char *>(getBufferStart()), length_); }
+  llvm::StringRef getBufferIdentifier() const override { return name_; }
+  BufferKind getBufferKind() const override { return MemoryBuffer_MMap; }
+
+private:
+  GuardedMapping(const char *data, size_t size, size_t length, llvm::StringRef name)
+      : length_(length), name_(name.str()) {
+    init(data, data + size, /*RequiresNullTerminator=*/true);
+  }
+  size_t length_;
+  std::string name_;
+};
+
+} // namespace
+#endif
 
 static llvm::ErrorOr<const llvm::MemoryBuffer *> stdinBuffer() {
   static llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buf = llvm::MemoryBuffer::getSTDIN();
@@ -15,8 +70,17 @@ static llvm::ErrorOr<const llvm::MemoryBuffer *> stdinBuffer() {
 
 llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> openInputFile(llvm::StringRef path,
                                                                 bool nulTerminated) {
-  if (path != "-")
+  if (path != "-") {
+#ifdef INFRACC_MAP_WITH_GUARD
+    // Large NUL-terminated inputs are mapped with a zero page behind them (LLVM copies
+    // a file whose size is a multiple of the page size, which a multi-GB trace can be).
+    uint64_t size = 0;
+    if (nulTerminated && !llvm::sys::fs::file_size(path, size) && size >= (uint64_t(1) << 20))
+      if (auto mapped = GuardedMapping::open(path))
+        return mapped;
+#endif
     return llvm::MemoryBuffer::getFile(path, /*IsText=*/false, nulTerminated);
+  }
   auto in = stdinBuffer();
   if (!in)
     return in.getError();

@@ -114,6 +114,18 @@ llvm::Expected<llvm::raw_ostream &> OutputManager::stream() {
   return open(path_, false, "");
 }
 
+llvm::raw_pwrite_stream *OutputManager::seekableStream() {
+  if (toStdout())
+    return nullptr;
+  auto os = stream();
+  if (!os) {
+    llvm::consumeError(os.takeError());
+    return nullptr;
+  }
+  auto *fd = static_cast<llvm::raw_fd_ostream *>(&*os);   // every file stream is one
+  return fd->supportsSeeking() ? fd : nullptr;
+}
+
 llvm::Expected<llvm::raw_ostream &> OutputManager::file(llvm::StringRef relativeName,
                                                         bool executable) {
   if (!directory_)

@@ -31,6 +31,9 @@ public:
 
   /// The stream of a single-file target.
   llvm::Expected<llvm::raw_ostream &> stream();
+  /// The stream of a single-file target if it can also write at earlier offsets (a
+  /// file, not standard output or a pipe); null otherwise.
+  llvm::raw_pwrite_stream *seekableStream();
   /// A file inside the output directory of a directory target.
   llvm::Expected<llvm::raw_ostream &> file(llvm::StringRef relativeName, bool executable = false);
 

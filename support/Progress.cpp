@@ -25,7 +25,7 @@ static std::string amount(uint64_t n, bool bytes) {
   return s;
 }
 
-std::string Progress::render(uint64_t done, double seconds) const {
+std::string Progress::render(uint64_t done, double seconds, llvm::StringRef detail) const {
   bool bytes = unit_ == "bytes";
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -40,7 +40,9 @@ std::string Progress::render(uint64_t done, double seconds) const {
   } else {
     os << amount(done, bytes);
   }
-  if (seconds > 0) {
+  if (!detail.empty()) {
+    os << ", " << detail;
+  } else if (seconds > 0) {
     double rate = double(done) / seconds;
     if (bytes)
       os << llvm::format(", %.1f MB/s", rate / 1e6);
@@ -50,20 +52,29 @@ std::string Progress::render(uint64_t done, double seconds) const {
   return s;
 }
 
-void Progress::maybeDraw(uint64_t done) {
+void Progress::maybeDraw(uint64_t done, llvm::function_ref<std::string(double)> detail) {
   last_ = done;
   auto now = std::chrono::steady_clock::now();
   if (now - lastDraw_ < interval_)
     return;
   lastDraw_ = now;
+  if (detail)
+    detail_ = detail(std::chrono::duration<double>(now - start_).count());
   draw(done);
 }
 
 void Progress::draw(uint64_t done) {
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   // \r and "erase to end of line" keep the bar on one terminal line.
-  os_ << "\r" << render(done, seconds) << "\x1b[K";
+  os_ << "\r" << render(done, seconds, detail_) << "\x1b[K";
   os_.flush();
+}
+
+void Progress::finish(llvm::function_ref<std::string(double)> detail) {
+  if (enabled_ && !finished_)
+    detail_ = detail(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count());
+  finish();
 }
 
 void Progress::finish() {

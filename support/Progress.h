@@ -7,6 +7,7 @@
 //   bar.finish();
 #pragma once
 
+#include <llvm/ADT/STLFunctionalExtras.h>
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -32,18 +33,28 @@ public:
   /// Records that `done` units are finished; redraws at most every `interval`.
   void update(uint64_t done) {
     if (enabled_)
-      maybeDraw(done);
+      maybeDraw(done, nullptr);
+  }
+  /// The same with a stage-specific addition instead of the rate (e.g. a simulation's
+  /// events per second and simulated time), built only when the bar is redrawn, from
+  /// the seconds since the start.
+  void update(uint64_t done, llvm::function_ref<std::string(double seconds)> detail) {
+    if (enabled_)
+      maybeDraw(done, detail);
   }
   /// Draws the final state and ends the line.
   void finish();
+  /// The same with a last stage-specific addition (see update).
+  void finish(llvm::function_ref<std::string(double seconds)> detail);
 
   /// Redraw interval (default 100 ms; 0 draws on every update, for tests).
   void setInterval(std::chrono::milliseconds ms) { interval_ = ms; }
-  /// Formats one line of the bar (no carriage return), for tests.
-  std::string render(uint64_t done, double seconds) const;
+  /// Formats one line of the bar (no carriage return), for tests; `detail` replaces
+  /// the rate when given.
+  std::string render(uint64_t done, double seconds, llvm::StringRef detail = {}) const;
 
 private:
-  void maybeDraw(uint64_t done);
+  void maybeDraw(uint64_t done, llvm::function_ref<std::string(double)> detail);
   void draw(uint64_t done);
 
   std::string what_, unit_;
@@ -51,6 +62,7 @@ private:
   bool enabled_;
   bool finished_ = false;
   uint64_t last_ = 0;
+  std::string detail_;
   llvm::raw_ostream &os_;
   std::chrono::steady_clock::time_point start_, lastDraw_;
   std::chrono::milliseconds interval_{100};

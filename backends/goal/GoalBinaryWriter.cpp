@@ -1,6 +1,8 @@
 #include "backends/goal/GoalWriter.h"
 
 #include "formats/GoalBinaryFormat.h"
+#include "ir/TargetRegistry.h"
+#include "support/Progress.h"
 #include "support/Diagnostics.h"
 
 #include <llvm/Support/Endian.h>
@@ -15,11 +17,10 @@ using llvm::support::endian::write32le;
 using llvm::support::endian::write64le;
 
 // Per rank: in-degrees (a node's dep_count) and the number of roots.
-uint32_t countIndegrees(const Schedule &s, uint32_t r, std::vector<uint32_t> &indegree) {
-  uint32_t first = s.rankBegin(r), n = s.numOps(r);
-  indegree.assign(n, 0);
-  for (uint32_t i = 0; i < n; ++i)
-    for (uint32_t raw : s.successorsRaw(first + i))
+uint32_t countIndegrees(const RankOps &ops, std::vector<uint32_t> &indegree) {
+  indegree.assign(ops.size(), 0);
+  for (uint32_t i = 0; i < ops.size(); ++i)
+    for (uint32_t raw : ops.successorsRaw(i))
       ++indegree[raw & ~Schedule::IRequiresBit];
   uint32_t roots = 0;
   for (uint32_t d : indegree)
@@ -27,9 +28,18 @@ uint32_t countIndegrees(const Schedule &s, uint32_t r, std::vector<uint32_t> &in
   return roots;
 }
 
+/// Bytes of a rank's data: header, roots, nodes, appendix.
+uint64_t rankBytes(const RankOps &ops, uint32_t roots) {
+  uint64_t deps = 0;
+  for (uint32_t i = 0; i < ops.size(); ++i)
+    deps += ops.successorsRaw(i).size();
+  return bin::RankHeaderSize + 4 * uint64_t(roots) + bin::NodeSize * uint64_t(ops.size()) +
+         4 * deps;
+}
+
 class ByteBuffer {
 public:
-  explicit ByteBuffer(llvm::raw_ostream &os) : os_(os) { buf_.resize(1 << 20); }
+  explicit ByteBuffer(llvm::raw_ostream &os) : os_(os) { buf_.resize(64 << 10); }
   ~ByteBuffer() { flush(); }
   /// Room for `n` more bytes, returned as a pointer to fill.
   uint8_t *take(size_t n) {
@@ -96,61 +106,120 @@ llvm::Error checkBinary(const Schedule &s, DiagEngine &diags, llvm::StringRef wh
   return diags.errorCount() != before ? reportedError() : llvm::Error::success();
 }
 
-void writeBinary(const Schedule &s, llvm::raw_ostream &os) {
+namespace {
+
+/// One rank's data; `indegree` from countIndegrees.
+void writeRank(ByteBuffer &out, const RankOps &ops, uint32_t roots,
+               const std::vector<uint32_t> &indegree) {
+  uint32_t n = ops.size();
+  out.u32(n);
+  out.u32(roots);
+  for (uint32_t i = 0; i < n; ++i)
+    if (indegree[i] == 0)
+      out.u32(i);
+  uint32_t running = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    SuccessorRange succ = ops.successorsRaw(i);
+    uint32_t numReq = 0;
+    while (numReq < succ.size() && !(succ[numReq] & Schedule::IRequiresBit))
+      ++numReq;
+    packed::writeRecord(out.take(bin::NodeSize), ops.kind(i), ops.peer(i), ops.opSize(i),
+                        ops.tag(i), ops.cpu(i), ops.nic(i), indegree[i], numReq, running,
+                        succ.size() - numReq);
+    running += succ.size();
+  }
+  for (uint32_t i = 0; i < n; ++i)
+    for (uint32_t raw : ops.successorsRaw(i))
+      out.u32(raw & ~Schedule::IRequiresBit);
+}
+
+void writeHeader(ByteBuffer &out, uint32_t numRanks, uint32_t maxCpu, uint32_t maxNic) {
+  out.u64(bin::Magic);
+  out.u32(numRanks);
+  *out.take(1) = static_cast<uint8_t>(maxCpu);
+  *out.take(1) = static_cast<uint8_t>(maxNic);
+}
+
+/// Binary GOAL of a streamed schedule: the header and jump table are written as
+/// placeholders and filled in at the end, when every rank's place and the largest cpu
+/// and nic index are known. Only what a checked schedule may hold goes this way: a
+/// rank with an op binary GOAL cannot express ends it (checkBinary then reports it).
+class BinaryStreamWriter final : public ScheduleStreamWriter {
+public:
+  BinaryStreamWriter(llvm::raw_pwrite_stream &os, uint32_t numRanks)
+      : os_(os), out_(os), jump_(2 * size_t(numRanks)) {
+    writeHeader(out_, numRanks, 0, 0);
+    for (size_t i = 0; i < jump_.size(); ++i)
+      out_.u64(0);
+    at_ = bin::firstRankStart(numRanks);
+  }
+
+  bool rank(uint32_t r, const RankOps &ops) override {
+    for (uint32_t i = 0; i < ops.size(); ++i) {
+      OpKind k = ops.kind(i);
+      if (!isGoalCoreKind(k) || (k == OpKind::Send && ops.peer(i) == AnySource) ||
+          ops.cpu(i) > bin::MaxIndex || ops.nic(i) > bin::MaxIndex)
+        return false;
+    }
+    uint32_t roots = countIndegrees(ops, indegree_);
+    jump_[2 * size_t(r)] = at_;
+    at_ += rankBytes(ops, roots);
+    jump_[2 * size_t(r) + 1] = at_;
+    writeRank(out_, ops, roots, indegree_);
+    return true;
+  }
+
+  llvm::Error finish(const Schedule &summary) override {
+    out_.flush();
+    std::string head;
+    {
+      llvm::raw_string_ostream hs(head);
+      ByteBuffer b(hs);
+      writeHeader(b, summary.numRanks(), summary.maxCpu(), summary.maxNic());
+      for (uint64_t v : jump_)
+        b.u64(v);
+    }
+    os_.pwrite(head.data(), head.size(), 0);
+    return llvm::Error::success();
+  }
+
+private:
+  llvm::raw_pwrite_stream &os_;
+  ByteBuffer out_;
+  std::vector<uint64_t> jump_;
+  uint64_t at_;
+  std::vector<uint32_t> indegree_;
+};
+
+} // namespace
+
+void writeBinary(const Schedule &s, llvm::raw_ostream &os, Progress *progress) {
   uint32_t numRanks = s.numRanks();
   std::vector<uint32_t> indegree;
   ByteBuffer out(os);
-  out.u64(bin::Magic);
-  out.u32(numRanks);
-  *out.take(1) = static_cast<uint8_t>(s.maxCpu());
-  *out.take(1) = static_cast<uint8_t>(s.maxNic());
+  writeHeader(out, numRanks, s.maxCpu(), s.maxNic());
   // The jump table needs every rank's size first, and that needs its root count.
   uint64_t start = bin::firstRankStart(numRanks);
   for (uint32_t r = 0; r < numRanks; ++r) {
-    uint64_t n = s.numOps(r);
-    uint64_t deps = 0;
-    for (uint32_t g = s.rankBegin(r), e = g + s.numOps(r); g < e; ++g)
-      deps += s.numSuccessors(g);
-    uint64_t roots = countIndegrees(s, r, indegree);
-    uint64_t end = start + bin::RankHeaderSize + 4 * roots + bin::NodeSize * n + 4 * deps;
+    RankOps ops = s.ops(r);
+    uint64_t end = start + rankBytes(ops, countIndegrees(ops, indegree));
     out.u64(start);
     out.u64(end);
     start = end;
   }
   for (uint32_t r = 0; r < numRanks; ++r) {
-    uint32_t first = s.rankBegin(r), n = s.numOps(r);
-    uint32_t roots = countIndegrees(s, r, indegree);
-    out.u32(n);
-    out.u32(roots);
-    for (uint32_t i = 0; i < n; ++i)
-      if (indegree[i] == 0)
-        out.u32(i);
-    uint32_t running = 0;
-    for (uint32_t i = 0; i < n; ++i) {
-      uint32_t g = first + i;
-      llvm::ArrayRef<uint32_t> succ = s.successorsRaw(g);
-      uint32_t numReq = 0;
-      while (numReq < succ.size() && !(succ[numReq] & Schedule::IRequiresBit))
-        ++numReq;
-      uint32_t numIReq = static_cast<uint32_t>(succ.size()) - numReq;
-      uint8_t *rec = out.take(bin::NodeSize);
-      write32le(rec + bin::node::DepCount, indegree[i]);
-      rec[bin::node::Type] = static_cast<uint8_t>(s.kind(g));   // OpKind values are GOAL's
-      write32le(rec + bin::node::Peer, s.peer(g));
-      write64le(rec + bin::node::Size, s.size(g));
-      write32le(rec + bin::node::Tag, s.tag(g));
-      rec[bin::node::Cpu] = static_cast<uint8_t>(s.cpu(g));
-      rec[bin::node::Nic] = static_cast<uint8_t>(s.nic(g));
-      write32le(rec + bin::node::NumSucc, numReq);
-      write32le(rec + bin::node::SuccFirst, running);
-      write32le(rec + bin::node::NumISucc, numIReq);
-      write32le(rec + bin::node::ISuccFirst, running + numReq);
-      running += static_cast<uint32_t>(succ.size());
-    }
-    for (uint32_t i = 0; i < n; ++i)
-      for (uint32_t raw : s.successorsRaw(first + i))
-        out.u32(raw & ~Schedule::IRequiresBit);
+    if (progress)
+      progress->update(s.rankBegin(r));
+    RankOps ops = s.ops(r);
+    writeRank(out, ops, countIndegrees(ops, indegree), indegree);
   }
+  if (progress)
+    progress->update(s.numOps());
+}
+
+std::unique_ptr<ScheduleStreamWriter> binaryStreamWriter(llvm::raw_pwrite_stream &os,
+                                                         uint32_t numRanks) {
+  return std::make_unique<BinaryStreamWriter>(os, numRanks);
 }
 
 } // namespace infracc::goal

@@ -4,6 +4,7 @@
 #include "ir/TargetRegistry.h"
 #include "passes/Pass.h"
 #include "support/Diagnostics.h"
+#include "support/Progress.h"
 
 namespace infracc::goal {
 namespace {
@@ -15,6 +16,10 @@ std::vector<std::string> lowerKernels(const Module &m) {
   return {};
 }
 
+std::string writingWhat(const TargetContext &ctx) {
+  return "writing " + (ctx.output.toStdout() ? std::string("standard output") : ctx.output.path());
+}
+
 llvm::Error emitText(TargetContext &ctx) {
   const Schedule &s = *ctx.module.schedule;
   if (llvm::Error e = checkPlainText(s, ctx.diags, ctx.module.workloadSource))
@@ -22,7 +27,8 @@ llvm::Error emitText(TargetContext &ctx) {
   auto os = ctx.output.stream();
   if (!os)
     return os.takeError();
-  printText(s, *os);
+  Progress progress(writingWhat(ctx), s.numOps(), "ops");
+  printText(s, *os, /*extended=*/false, &progress);
   return llvm::Error::success();
 }
 
@@ -42,7 +48,8 @@ llvm::Error emitBinary(TargetContext &ctx) {
   auto os = ctx.output.stream();
   if (!os)
     return os.takeError();
-  writeBinary(s, *os);
+  Progress progress(writingWhat(ctx), s.numOps(), "ops");
+  writeBinary(s, *os, &progress);
   return llvm::Error::success();
 }
 
@@ -60,12 +67,18 @@ RegisterTarget extendedTarget({.name = "goal-extended",
                                .defaultPipeline = lowerKernels,
                                .run = emitExtended});
 
+std::unique_ptr<ScheduleStreamWriter> streamBinary(TargetContext &ctx, uint32_t numRanks) {
+  llvm::raw_pwrite_stream *os = ctx.output.seekableStream();
+  return os ? binaryStreamWriter(*os, numRanks) : nullptr;
+}
+
 RegisterTarget binaryTarget({.name = "goal-bin",
                              .description = "binary GOAL, byte for byte as txt2bin writes it",
                              .needs = TargetNeeds::Workload,
                              .pointToPoint = true,
                              .defaultPipeline = lowerKernels,
-                             .run = emitBinary});
+                             .run = emitBinary,
+                             .streamWriter = streamBinary});
 
 struct RegisterPrinter {
   RegisterPrinter() {

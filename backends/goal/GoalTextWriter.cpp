@@ -1,5 +1,7 @@
 #include "backends/goal/GoalWriter.h"
 
+#include "support/Progress.h"
+
 #include "ir/Collectives.h"
 #include "support/Diagnostics.h"
 
@@ -162,7 +164,7 @@ llvm::Error checkPlainText(const Schedule &s, DiagEngine &diags, llvm::StringRef
   return diags.errorCount() != before ? reportedError() : llvm::Error::success();
 }
 
-void printText(const Schedule &s, llvm::raw_ostream &os, bool extended) {
+void printText(const Schedule &s, llvm::raw_ostream &os, bool extended, Progress *progress) {
   LineBuffer b(os);
   b.put("num_ranks ");
   b.num(s.numRanks());
@@ -179,62 +181,64 @@ void printText(const Schedule &s, llvm::raw_ostream &os, bool extended) {
       b.put('\n');
     }
   for (uint32_t r = 0; r < s.numRanks(); ++r) {
+    if (progress)
+      progress->update(s.rankBegin(r));
     b.reserveLine();
     b.put("\nrank ");
     b.num(r);
     b.put(" {\n");
-    uint32_t first = s.rankBegin(r), n = s.numOps(r);
+    RankOps ops = s.ops(r);
+    const uint32_t n = ops.size();
     for (uint32_t i = 0; i < n; ++i) {
-      uint32_t g = first + i;
       b.reserveLine();
       b.label(i);
       b.put(": ");
-      OpKind k = s.kind(g);
+      OpKind k = ops.kind(i);
       switch (k) {
       case OpKind::Send:
       case OpKind::Recv:
         b.put(k == OpKind::Send ? "send " : "recv ");
-        b.num(s.size(g));
+        b.num(ops.opSize(i));
         b.put(k == OpKind::Send ? "b to " : "b from ");
-        printOrWildcard(b, s.peer(g));
+        printOrWildcard(b, ops.peer(i));
         b.put(" tag ");
-        printOrWildcard(b, s.tag(g));
+        printOrWildcard(b, ops.tag(i));
         break;
       case OpKind::Calc:
         b.put("calc ");
-        b.num(s.size(g));
+        b.num(ops.opSize(i));
         break;
       case OpKind::Collective:
-        if (extended && s.peer(g) < s.collectives().size()) {
-          printCollective(b, s, g);
+        if (extended && ops.peer(i) < s.collectives().size()) {
+          printCollective(b, s, ops.globalIndex(i));
           break;
         }
         [[fallthrough]];
       case OpKind::Kernel:
         // Only reachable with `extended`: -print-after shows the launch.
         b.put("kernel ");
-        b.num(s.peer(g));
+        b.num(ops.peer(i));
         break;
       default:
         // Only reachable with `extended` (checkPlainText rejects the rest).
         b.put(opKindName(k));
         b.put(' ');
-        b.num(s.size(g));
+        b.num(ops.opSize(i));
         b.put('b');
         break;
       }
-      if (s.cpu(g)) {
+      if (uint32_t cpu = ops.cpu(i)) {
         b.put(" cpu ");
-        b.num(s.cpu(g));
+        b.num(cpu);
       }
-      if (s.nic(g) && (k != OpKind::Calc || extended)) {
+      if (uint32_t nic = ops.nic(i); nic && (k != OpKind::Calc || extended)) {
         b.put(" nic ");
-        b.num(s.nic(g));
+        b.num(nic);
       }
       b.put('\n');
     }
     for (uint32_t i = 0; i < n; ++i) {
-      for (uint32_t raw : s.successorsRaw(first + i)) {
+      for (uint32_t raw : ops.successorsRaw(i)) {
         b.reserveLine();
         b.label(raw & ~Schedule::IRequiresBit);
         b.put((raw & Schedule::IRequiresBit) ? " irequires " : " requires ");
@@ -244,6 +248,8 @@ void printText(const Schedule &s, llvm::raw_ostream &os, bool extended) {
     }
     b.put("}\n");
   }
+  if (progress)
+    progress->update(s.numOps());
 }
 
 } // namespace infracc::goal

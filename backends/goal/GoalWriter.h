@@ -8,8 +8,12 @@
 #include <llvm/Support/Error.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <memory>
+
 namespace infracc {
 class DiagEngine;
+class Progress;
+class ScheduleStreamWriter;
 }
 
 namespace infracc::goal {
@@ -26,12 +30,19 @@ llvm::Error checkPlainText(const Schedule &s, DiagEngine &diags, llvm::StringRef
 /// back gives the same schedule. No indentation and no comments: LogGOPSim's txt2bin
 /// and LLAMP's line-by-line parser both read it. With `extended`, operations plain
 /// GOAL lacks are printed in the extended dialect instead (for -print-after).
-void printText(const Schedule &s, llvm::raw_ostream &os, bool extended = false);
+/// `progress`, when given, advances by ops written.
+void printText(const Schedule &s, llvm::raw_ostream &os, bool extended = false,
+               Progress *progress = nullptr);
 
 /// Reports what binary GOAL cannot hold: cpu or nic above 255, unlowered operations.
 llvm::Error checkBinary(const Schedule &s, DiagEngine &diags, llvm::StringRef where);
 
 /// Writes binary GOAL exactly as txt2bin does (after checkBinary succeeded).
-void writeBinary(const Schedule &s, llvm::raw_ostream &os);
+void writeBinary(const Schedule &s, llvm::raw_ostream &os, Progress *progress = nullptr);
+
+/// The same bytes for a schedule streamed rank by rank (`os` must be seekable: the
+/// header and the jump table are written last).
+std::unique_ptr<ScheduleStreamWriter> binaryStreamWriter(llvm::raw_pwrite_stream &os,
+                                                         uint32_t numRanks);
 
 } // namespace infracc::goal

@@ -23,14 +23,14 @@ namespace infracc::sim {
 
 struct Event {
   uint64_t time;
-  uint64_t seq;      // LogGOPSim's `ts`: assigned once, kept on re-insertion
-  uint32_t op;       // global op index (for a message: its send op)
-  uint32_t host;     // rank owning `op` (for a message: the sender), bit 31: message
+  uint32_t seq;   // LogGOPSim's `ts`: assigned once, kept on re-insertion (an op is made
+                  // executable once and a send sends once: fewer than 2^32 of them)
+  uint32_t ref;   // the engine's reference of the op (for a message: its send op),
+                  // bit 31: message
   static constexpr uint32_t MessageBit = 0x80000000u;
-  bool isMessage() const { return host & MessageBit; }
-  uint32_t rank() const { return host & ~MessageBit; }
+  bool isMessage() const { return ref & MessageBit; }
 };
-static_assert(sizeof(Event) == 24);
+static_assert(sizeof(Event) == 16);
 
 class QuadHeap {
 public:
@@ -88,28 +88,34 @@ private:
   std::vector<Event> h_;
 };
 
-/// A growable array of events whose append stays inline in the event loop (the
-/// compiler would not inline std::vector's into the large engine functions).
-class EventBuf {
+/// A growable array whose append stays inline in the event loop (the compiler would
+/// not inline std::vector's into the large engine functions). For trivial types.
+template <class T> class PodBuffer {
 public:
-  EventBuf() = default;
-  EventBuf(const EventBuf &) = delete;
-  EventBuf &operator=(const EventBuf &) = delete;
+  PodBuffer() = default;
+  PodBuffer(const PodBuffer &) = delete;
+  PodBuffer &operator=(const PodBuffer &) = delete;
 
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
-  Event &operator[](size_t i) { return data_[i]; }
-  const Event &operator[](size_t i) const { return data_[i]; }
-  Event &back() { return data_[size_ - 1]; }
-  const Event &front() const { return data_[0]; }
-  Event *begin() { return data_.get(); }
-  Event *end() { return data_.get() + size_; }
+  T &operator[](size_t i) { return data_[i]; }
+  const T &operator[](size_t i) const { return data_[i]; }
+  T &back() { return data_[size_ - 1]; }
+  const T &front() const { return data_[0]; }
+  T *begin() { return data_.get(); }
+  T *end() { return data_.get() + size_; }
+  const T *begin() const { return data_.get(); }
+  const T *end() const { return data_.get() + size_; }
   void clear() { size_ = 0; }
+  void resize(size_t n) {
+    reserve(n);
+    size_ = n;
+  }
   void reserve(size_t n) {
     if (n > cap_)
       reallocate(n);
   }
-  void push_back(const Event &e) {
+  void push_back(const T &e) {
     if (size_ == cap_) [[unlikely]]
       reallocate(cap_ ? 2 * cap_ : 64);
     data_[size_++] = e;
@@ -117,14 +123,15 @@ public:
 
 private:
   [[gnu::noinline]] void reallocate(size_t cap) {
-    std::unique_ptr<Event[]> d(new Event[cap]);
+    std::unique_ptr<T[]> d(new T[cap]);
     std::copy(data_.get(), data_.get() + size_, d.get());
     data_ = std::move(d);
     cap_ = cap;
   }
-  std::unique_ptr<Event[]> data_;
+  std::unique_ptr<T[]> data_;
   size_t size_ = 0, cap_ = 0;
 };
+using EventBuf = PodBuffer<Event>;
 
 class EventQueue {
 public:

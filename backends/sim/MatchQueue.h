@@ -6,14 +6,20 @@
 //     Short queues (the common case) are exactly that: one insertion-ordered list.
 //     A queue that grows beyond ListLimit entries switches to FIFO buckets keyed by
 //     (source, tag) for entries without wildcards plus one insertion-ordered list for
-//     entries with a wildcard; every entry carries its insertion number, so "the first
-//     match in list order" is the oldest among the candidate bucket heads and the first
-//     matching wildcard entry. It switches back when it empties.
+//     entries with a wildcard; every entry then carries its insertion number, so "the
+//     first match in list order" is the oldest among the candidate bucket heads and the
+//     first matching wildcard entry. It switches back when it empties.
 //   * ATLAHS (hash map of FIFO queues): the key (source, tag) must be equal; -1 is just
 //     a value. `exactOnly` gives that.
 //
-// Entries live in one pool with a free list: no allocation per message once warm.
+// A rank's two queues share one 32-byte record (a message event takes from the posted
+// queue of the rank that may then append to its unexpected queue). Entries live in one
+// pool with a free list; an op is in at most one queue at a time, so the pool never
+// holds more entries than the schedule has ops: it is reserved at that size up front
+// (address space only; pages are used as entries are) and never moved.
 #pragma once
+
+#include "backends/sim/ZeroedArray.h"
 
 #include <llvm/ADT/DenseMap.h>
 
@@ -50,155 +56,159 @@ namespace infracc::sim {
 
 class MatchQueues {
 public:
+  enum Side : uint8_t { Posted = 0, Unexpected = 1 };
   struct Entry {
-    uint64_t order = 0;   // insertion number (global, increasing)
     uint64_t time = 0;    // when it was queued
-    uint32_t op = 0;      // global op index (posted recv, or the message's send op)
-    uint32_t src = 0;     // source rank (or Wildcard)
-    uint32_t tag = 0;     // tag (or Wildcard)
+    uint64_t key = 0;     // source rank << 32 | tag (either may be Wildcard)
+    uint32_t op = 0;      // the engine's op reference (posted recv, or the message's send)
     uint32_t next = None;
+    uint32_t src() const { return uint32_t(key >> 32); }
+    uint32_t tag() const { return uint32_t(key); }
   };
+  static uint64_t keyOf(uint32_t src, uint32_t tag) { return uint64_t(src) << 32 | tag; }
   static constexpr uint32_t None = 0xFFFFFFFFu;
   static constexpr uint32_t ListLimit = 16;
 
-  MatchQueues(uint32_t numRanks, bool exactOnly) : ranks_(numRanks), exactOnly_(exactOnly) {}
+  /// `capacity`: the most entries ever queued at once (the number of ops).
+  MatchQueues(uint32_t numRanks, uint64_t capacity, bool exactOnly)
+      : ranks_(numRanks), exactOnly_(exactOnly) {
+    pool_.reset(capacity);
+  }
 
-  void append(uint32_t rank, uint32_t op, uint32_t src, uint32_t tag, uint64_t time) {
+  [[gnu::always_inline]] void append(Side side, uint32_t rank, uint32_t op, uint32_t src, uint32_t tag, uint64_t time) {
     uint32_t id = allocate();
     Entry &e = pool_[id];
-    e.order = nextOrder_++;
     e.time = time;
+    e.key = keyOf(src, tag);
     e.op = op;
-    e.src = src;
-    e.tag = tag;
     e.next = None;
-    PerRank &r = ranks_[rank];
-    ++r.size;
-    if (!r.hashed) {
-      link(r.listHead, r.listTail, id);
-      if (r.size > ListLimit)
-        toHashed(r);
+    Queue &q = ranks_[rank].q[side];
+    ++q.size;
+    if (!q.isHashed()) {
+      link(q.head, q.tail, id);
+      q.aux += !exactOnly_ && (src == Wildcard || tag == Wildcard);
+      if (q.size > ListLimit)
+        toHashed(q);
       return;
     }
-    place(r, id);
+    place(hashed_[q.hashedIndex()], id);
   }
 
   /// Removes the entry a search for (src, tag) finds, into `out`; false if none.
-  bool take(uint32_t rank, uint32_t src, uint32_t tag, Entry &out) {
-    PerRank &r = ranks_[rank];
-    if (r.size == 0)
+  [[gnu::always_inline]] bool take(Side side, uint32_t rank, uint32_t src, uint32_t tag, Entry &out) {
+    Queue &q = ranks_[rank].q[side];
+    if (q.size == 0)
       return false;
-    if (!r.hashed)
-      return takeFromList(r, r.listHead, r.listTail, src, tag, ~uint64_t(0), out);
-    if (exactOnly_) {
-      auto it = r.exact.find(MatchKey{src, tag, 0});
-      if (it == r.exact.end())
-        return false;
-      takeHead(r, it, out);
-      return true;
-    }
-    // Oldest matching bucket head.
-    auto best = r.exact.end();
-    uint64_t bestOrder = ~uint64_t(0);
-    if (src != Wildcard && tag != Wildcard) {
-      best = r.exact.find(MatchKey{src, tag, 0});
-      if (best != r.exact.end())
-        bestOrder = pool_[best->second.head].order;
-    } else {
-      for (auto it = r.exact.begin(), e = r.exact.end(); it != e; ++it) {
-        if ((src == Wildcard || it->first.src == src) &&
-            (tag == Wildcard || it->first.tag == tag)) {
-          uint64_t o = pool_[it->second.head].order;
-          if (o < bestOrder) {
-            bestOrder = o;
-            best = it;
-          }
+    if (!q.isHashed()) {
+      uint32_t prev = None, id;
+      if (q.aux == 0 && (exactOnly_ || (src != Wildcard && tag != Wildcard))) {
+        // No wildcard on either side: the first entry with the same key.
+        const uint64_t key = keyOf(src, tag);
+        for (id = q.head; id != None && pool_[id].key != key; prev = id, id = pool_[id].next) {
         }
+      } else {
+        id = findInList(q.head, src, tag, ~uint64_t(0), prev);
       }
-    }
-    // The first matching wildcard entry wins if it is older.
-    if (takeFromList(r, r.wildHead, r.wildTail, src, tag, bestOrder, out))
+      if (id == None)
+        return false;
+      q.aux -= !exactOnly_ && (pool_[id].src() == Wildcard || pool_[id].tag() == Wildcard);
+      unlinkListEntry(q, q.head, q.tail, prev, id, out);
       return true;
-    if (best == r.exact.end())
-      return false;
-    takeHead(r, best, out);
-    return true;
+    }
+    return takeHashed(q, src, tag, out);
   }
 
-  uint32_t size(uint32_t rank) const { return ranks_[rank].size; }
+  uint32_t size(Side side, uint32_t rank) const { return ranks_[rank].q[side].size; }
 
-  /// The op of the rank's oldest entry when the queue is a plain list, else None: what
-  /// a search will most likely find (a hint for prefetching).
-  uint32_t likelyOp(uint32_t rank) const {
-    const PerRank &r = ranks_[rank];
-    return r.hashed || r.listHead == None ? None : pool_[r.listHead].op;
+  /// The op of the queue's oldest entry when it is a plain list, else None: what a
+  /// search will most likely find (a hint for prefetching).
+  uint32_t likelyOp(Side side, uint32_t rank) const {
+    const Queue &q = ranks_[rank].q[side];
+    return q.isHashed() || q.head == None ? None : pool_[q.head].op;
   }
 
-  /// The rank's entries in queue order (for reports).
-  std::vector<Entry> entries(uint32_t rank) const;
+  /// The queue's entries in queue order (for reports).
+  std::vector<Entry> entries(Side side, uint32_t rank) const;
 
 private:
+  struct Queue {
+    uint32_t head = None, tail = None;   // list mode: every entry, in order
+    uint32_t size = 0;
+    uint32_t aux = 0;   // list mode: entries with a wildcard; hashed: HashedBit | index
+    static constexpr uint32_t HashedBit = 0x80000000u;
+    bool isHashed() const { return aux & HashedBit; }
+    uint32_t hashedIndex() const { return aux & ~HashedBit; }
+  };
+  struct PerRank {
+    Queue q[2];
+  };
+  static_assert(sizeof(PerRank) == 32);
   struct Bucket {
     uint32_t head = None, tail = None;
   };
-  struct PerRank {
-    uint32_t size = 0;
-    bool hashed = false;
-    uint32_t listHead = None, listTail = None;   // list mode: every entry, in order
-    uint32_t wildHead = None, wildTail = None;   // hashed mode: entries with a wildcard
-    llvm::DenseMap<MatchKey, Bucket> exact;      // hashed mode: the others
+  struct Hashed {
+    uint32_t wildHead = None, wildTail = None;   // entries with a wildcard
+    llvm::DenseMap<MatchKey, Bucket> exact;      // the others
+    uint64_t nextOrder = 0;
   };
 
   static bool matches(const Entry &e, uint32_t src, uint32_t tag) {
-    return (src == Wildcard || e.src == Wildcard || e.src == src) &&
-           (tag == Wildcard || e.tag == Wildcard || e.tag == tag);
+    return (src == Wildcard || e.src() == Wildcard || e.src() == src) &&
+           (tag == Wildcard || e.tag() == Wildcard || e.tag() == tag);
   }
 
-  /// Takes the first entry of a list that matches and is older than `olderThan`.
-  bool takeFromList(PerRank &r, uint32_t &head, uint32_t &tail, uint32_t src, uint32_t tag,
-                    uint64_t olderThan, Entry &out) {
-    for (uint32_t prev = None, id = head; id != None; prev = id, id = pool_[id].next) {
-      const Entry &e = pool_[id];
-      if (e.order > olderThan)
-        return false;
-      bool hit = exactOnly_ ? (e.src == src && e.tag == tag) : matches(e, src, tag);
-      if (!hit)
-        continue;
-      out = e;
-      if (prev == None)
-        head = e.next;
-      else
-        pool_[prev].next = e.next;
-      if (tail == id)
-        tail = prev;
-      release(id);
-      if (--r.size == 0)
-        r.hashed = false;   // back to list mode (all lists and buckets are empty)
-      return true;
+  /// The first entry of a list that matches and is older than `olderThan` (hashed
+  /// mode; ~0 in list mode), with its predecessor; None if there is none.
+  uint32_t findInList(uint32_t head, uint32_t src, uint32_t tag, uint64_t olderThan,
+                      uint32_t &prev) const {
+    prev = None;
+    if (exactOnly_ || (src != Wildcard && tag != Wildcard)) {
+      // The usual search: exact on one side; a wildcard entry still matches MPI-like.
+      const bool mpi = !exactOnly_;
+      for (uint32_t id = head; id != None; prev = id, id = pool_[id].next) {
+        const Entry &e = pool_[id];
+        bool hit = e.key == keyOf(src, tag) ||
+                   (mpi && (e.src() == src || e.src() == Wildcard) &&
+                    (e.tag() == tag || e.tag() == Wildcard));
+        if (hit)
+          return olderThan == ~uint64_t(0) || order_[id] < olderThan ? id : None;
+      }
+      return None;
     }
-    return false;
+    for (uint32_t id = head; id != None; prev = id, id = pool_[id].next)
+      if (matches(pool_[id], src, tag))
+        return olderThan == ~uint64_t(0) || order_[id] < olderThan ? id : None;
+    return None;
   }
 
-  void place(PerRank &r, uint32_t id) {
-    Entry &e = pool_[id];
-    e.next = None;
-    if (!exactOnly_ && (e.src == Wildcard || e.tag == Wildcard)) {
-      link(r.wildHead, r.wildTail, id);
+  [[gnu::always_inline]] void unlinkListEntry(Queue &q, uint32_t &head, uint32_t &tail, uint32_t prev, uint32_t id,
+                       Entry &out) {
+    out = pool_[id];
+    if (prev == None)
+      head = out.next;
+    else
+      pool_[prev].next = out.next;
+    if (tail == id)
+      tail = prev;
+    release(id);
+    if (--q.size == 0)
+      backToList(q);
+  }
+
+  bool takeHashed(Queue &q, uint32_t src, uint32_t tag, Entry &out);
+  void place(Hashed &h, uint32_t id);
+  void toHashed(Queue &q);
+  void backToList(Queue &q) {
+    q.head = q.tail = None;
+    if (!q.isHashed()) {
+      q.aux = 0;
       return;
     }
-    Bucket &b = r.exact[MatchKey{e.src, e.tag, 0}];
-    link(b.head, b.tail, id);
-  }
-
-  void toHashed(PerRank &r) {
-    r.hashed = true;
-    uint32_t id = r.listHead;
-    r.listHead = r.listTail = None;
-    while (id != None) {
-      uint32_t next = pool_[id].next;
-      place(r, id);
-      id = next;
-    }
+    Hashed &h = hashed_[q.hashedIndex()];
+    h.exact.clear();
+    h.wildHead = h.wildTail = None;
+    freeHashed_.push_back(q.hashedIndex());
+    q.aux = 0;
   }
 
   uint32_t allocate() {
@@ -207,8 +217,7 @@ private:
       free_ = pool_[id].next;
       return id;
     }
-    pool_.emplace_back();
-    return static_cast<uint32_t>(pool_.size() - 1);
+    return used_++;
   }
   void release(uint32_t id) {
     pool_[id].next = free_;
@@ -221,21 +230,13 @@ private:
       pool_[tail].next = id;
     tail = id;
   }
-  void takeHead(PerRank &r, llvm::DenseMap<MatchKey, Bucket>::iterator it, Entry &out) {
-    uint32_t id = it->second.head;
-    out = pool_[id];
-    it->second.head = out.next;
-    if (out.next == None)
-      r.exact.erase(it);
-    release(id);
-    if (--r.size == 0)
-      r.hashed = false;
-  }
 
   std::vector<PerRank> ranks_;
-  std::vector<Entry> pool_;
-  uint32_t free_ = None;
-  uint64_t nextOrder_ = 0;
+  ZeroedArray<Entry> pool_;
+  ZeroedArray<uint64_t> order_;   // insertion number of entries of hashed queues
+  uint32_t used_ = 0, free_ = None;
+  std::vector<Hashed> hashed_;
+  std::vector<uint32_t> freeHashed_;
   bool exactOnly_;
 };
 

@@ -11,6 +11,7 @@
 #include "ir/TargetRegistry.h"
 #include "support/Diagnostics.h"
 #include "support/Options.h"
+#include "support/Progress.h"
 
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/CommandLine.h>
@@ -204,7 +205,11 @@ llvm::Error runSim(TargetContext &ctx) {
   so.params = *params;
   so.costs = costs.get();
   so.criticalPath = json;
+  Progress progress("simulating", sched.numOps(), "ops");
+  if (progress.enabled())
+    so.progress = &progress;
   SimResult r = simulate(sched, so);
+  progress.finish();
   if (!r.finished()) {
     reportStuck(ctx.diags, where, r, sched, OptMaxStuck);
     return reportedError();

@@ -7,7 +7,9 @@
 
 #include "backends/sim/EventQueue.h"
 #include "backends/sim/MatchQueue.h"
+#include "backends/sim/ZeroedArray.h"
 #include "ir/Schedule.h"
+#include "support/Progress.h"
 
 #include <fmt/format.h>
 
@@ -51,23 +53,32 @@ static std::string opName(const Schedule &s, uint32_t rank, uint32_t g) {
 
 llvm::Error checkSimulatable(const Schedule &s) {
   const uint32_t P = s.numRanks();
+  if (s.numOps() > MaxSimOps)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        fmt::format("the schedule has {} operations; the simulator handles at most {}",
+                    s.numOps(), MaxSimOps));
+  if (s.isPacked())
+    return llvm::Error::success();   // packed records hold valid sends, recvs and calcs
   for (uint32_t r = 0; r < P; ++r) {
-    uint32_t end = s.rankBegin(r) + s.numOps(r);
-    for (uint32_t g = s.rankBegin(r); g < end; ++g) {
-      OpKind k = s.kind(g);
+    RankOps ops = s.ops(r);
+    for (uint32_t i = 0; i < ops.size(); ++i) {
+      OpKind k = ops.kind(i);
+      uint32_t g = ops.globalIndex(i);
       if (!isGoalCoreKind(k))
         return llvm::createStringError(
             llvm::inconvertibleErrorCode(),
             opName(s, r, g) + ": '" + opKindName(k).str() +
                 "' is not lowered; the simulator runs send, recv and calc only (add " +
                 loweringPassFor(k).str() + " to -passes)");
-      bool badPeer = (k == OpKind::Send && s.peer(g) >= P) ||
-                     (k == OpKind::Recv && s.peer(g) >= P && s.peer(g) != AnySource);
+      uint32_t peer = ops.peer(i);
+      bool badPeer = (k == OpKind::Send && peer >= P) ||
+                     (k == OpKind::Recv && peer >= P && peer != AnySource);
       if (badPeer)
         return llvm::createStringError(
             llvm::inconvertibleErrorCode(),
             fmt::format("{}: {} rank {}, but the schedule has {} ranks (0..{})", opName(s, r, g),
-                        k == OpKind::Send ? "send to" : "recv from", s.peer(g), P, P - 1));
+                        k == OpKind::Send ? "send to" : "recv from", peer, P, P - 1));
     }
   }
   return llvm::Error::success();
@@ -75,33 +86,38 @@ llvm::Error checkSimulatable(const Schedule &s) {
 
 namespace {
 
+namespace field = packed::field;
+constexpr size_t RecordSize = packed::RecordSize;
+
 enum class OpState : uint8_t { Waiting, Queued, Started, Done };
 constexpr uint32_t NoAct = 0xFFFFFFFFu;
 // How many events ahead to prefetch (measured on 1024-rank allreduces: 5 to 16 and 2
 // to 8 do about equally well).
-constexpr size_t PrefetchFar = 8, PrefetchNear = 2;
+constexpr size_t PrefetchFar = 12, PrefetchMid = 6, PrefetchNear = 2;
 
-/// What the event loop needs of an op, in one place: the schedule's fields live in
-/// separate arrays, and touching six of them per event costs six cache misses on
-/// large schedules.
-/// Aligned so that no record straddles two cache lines (malloc's large blocks start 16
-/// bytes into a page, which made every other record cost two misses).
-struct alignas(32) OpRec {
-  uint64_t size;
-  uint32_t peer, tag;
-  uint32_t succBegin;   // first successor in the schedule's successor array
-  uint32_t remaining;   // dependencies not yet satisfied
-  uint16_t cpu, nic;
-  OpKind kind;
-  OpState state;
-  uint8_t hasIRequires;   // some successor irequires this op
-  uint8_t numSucc;        // successors; ManySucc: see the next record's succBegin
-  static constexpr uint8_t ManySucc = 0xFF;
+/// Where a rank's packed records and successor entries are, and how its ops are
+/// named: the engine refers to op i of rank r as `base + i` (an op reference: dense
+/// per rank, below 2^31 so that events stay 16 bytes), the schedule as `first + i`.
+struct RankInfo {
+  uintptr_t recordBias;   // address of the record of reference 0 (as if the rank's
+                          // records started there): record(ref) = bias + 39 * ref
+  const uint8_t *succ;
+  uint32_t base, first;
 };
-static_assert(sizeof(OpRec) == 32);
+
+/// One byte per op reference: its state (2 bits) and how many of its dependencies are
+/// satisfied (6 bits; from CountInMap on the count lives in a map). The op becomes
+/// executable when the count reaches the record's dependency count; counts that go on
+/// (an op marked done twice: a send whose recv declares a size on the other side of S)
+/// never free it again, as LogGOPSim's wrapping uint32 counter does not.
+constexpr uint8_t StateMask = 3, CountShift = 2, CountInMap = 63;
+/// The storage type of that byte: an enum, not a character type, so that the compiler
+/// knows that storing one changes nothing else (a char store may alias any object, and
+/// the engine's members would be reloaded after each).
+enum class StateByte : uint8_t {};
 
 struct Freed {
-  uint32_t rank, op;
+  uint32_t rank, ref;
 };
 /// atlahs only, parallel to the freed ops: the finish time of the latest
 /// requires-predecessor (0 when freed by irequires) and the activity that gave it.
@@ -114,45 +130,99 @@ class EventEngine {
 public:
   EventEngine(const Schedule &s, const SimOptions &opt)
       : s_(s), opt_(opt), p_(opt.params), P_(s.numRanks()), C_(s.maxCpu() + 1),
-        N_(s.maxNic() + 1), numOps_(s.numOps()), rq_(P_, opt.engine == Engine::Atlahs),
-        uq_(P_, opt.engine == Engine::Atlahs) {}
+        N_(s.maxNic() + 1), clockStride_(size_t(C_) + 2 * size_t(N_)), numOps_(s.numOps()),
+        mq_(P_, numOps_, opt.engine == Engine::Atlahs) {}
 
   SimResult run();
 
 private:
-  // --- shared helpers ---------------------------------------------------------------
-  uint64_t &cpuClock(uint32_t rank, uint32_t cpu) { return nexto_[size_t(rank) * C_ + cpu]; }
-  uint64_t &sendGap(uint32_t rank, uint32_t nic) { return nextgs_[size_t(rank) * N_ + nic]; }
-  uint64_t &recvGap(uint32_t rank, uint32_t nic) { return nextgr_[size_t(rank) * N_ + nic]; }
+  // --- op references -----------------------------------------------------------------
+  void layOutReferences();
+  uint32_t rankOfRef(uint32_t ref) const {
+    return direct_ ? ref >> shift_ : slotRank_[ref >> shift_];
+  }
+  const uint8_t *rec(uint32_t rank, uint32_t ref) const {
+    return reinterpret_cast<const uint8_t *>(rk_[rank].recordBias + RecordSize * ref);
+  }
+  uint32_t globalOf(uint32_t rank, uint32_t ref) const {
+    return ranks_[rank].first + (ref - ranks_[rank].base);
+  }
+  uint32_t globalOf(uint32_t ref) const { return globalOf(rankOfRef(ref), ref); }
+
+  // --- record fields -------------------------------------------------------------------
+  static OpKind kindOf(const uint8_t *r) { return static_cast<OpKind>(r[field::Type]); }
+  static uint32_t peerOf(const uint8_t *r) { return packed::u32(r + field::Peer); }
+  static uint64_t sizeOf(const uint8_t *r) { return packed::u64(r + field::Size); }
+  static uint32_t tagOf(const uint8_t *r) { return packed::u32(r + field::Tag); }
+  uint32_t cpuOf(const uint8_t *r, uint32_t rank, uint32_t ref) const {
+    uint8_t c = r[field::Cpu];
+    return c == 0xFF && wideCpu_ ? s_.packedCpu(globalOf(rank, ref), c) : c;
+  }
+  uint32_t nicOf(const uint8_t *r, uint32_t rank, uint32_t ref) const {
+    uint8_t n = r[field::Nic];
+    return n == 0xFF && wideNic_ ? s_.packedNic(globalOf(rank, ref), n) : n;
+  }
+  const uint8_t *succOf(uint32_t rank, const uint8_t *r) const {
+    return rk_[rank].succ + 4 * size_t(packed::u32(r + field::SuccFirst));
+  }
+
+  // --- per-reference state -------------------------------------------------------------
+  uint8_t stateByte(uint32_t ref) const { return static_cast<uint8_t>(state_[ref]); }
+  OpState stateOf(uint32_t ref) const { return static_cast<OpState>(stateByte(ref) & StateMask); }
+  void setState(uint32_t ref, OpState st) {
+    state_[ref] = StateByte((stateByte(ref) & ~StateMask) | uint8_t(st));
+  }
+  /// One more dependency of `ref` (of `rank`) is satisfied; true if that frees it.
+  [[gnu::always_inline]] bool satisfy(uint32_t rank, uint32_t ref) {
+    uint8_t st = stateByte(ref);
+    if ((st & StateMask) != uint8_t(OpState::Waiting))
+      return false;   // already freed: LogGOPSim's counter has wrapped past 0
+    uint32_t count = (st >> CountShift) + 1;
+    if (count < CountInMap) [[likely]] {
+      state_[ref] = StateByte(count << CountShift);
+    } else {
+      uint32_t &big = countMap_[ref];
+      count = big = count == CountInMap ? CountInMap : big + 1;
+      state_[ref] = StateByte(CountInMap << CountShift);
+    }
+    return count == packed::u32(rec(rank, ref) + field::DepCount);
+  }
+  uint32_t satisfiedOf(uint32_t ref) const {
+    uint32_t count = stateByte(ref) >> CountShift;
+    return count < CountInMap ? count : countMap_.lookup(ref);
+  }
+
+  // --- clocks: per rank its CPUs' o clocks, its NICs' send and receive gap clocks --------
+  uint64_t &cpuClock(uint32_t rank, uint32_t cpu) { return clk_[rank * clockStride_ + cpu]; }
+  uint64_t &sendGap(uint32_t rank, uint32_t nic) { return clk_[rank * clockStride_ + C_ + nic]; }
+  uint64_t &recvGap(uint32_t rank, uint32_t nic) {
+    return clk_[rank * clockStride_ + C_ + N_ + nic];
+  }
   uint32_t &cpuOwner(uint32_t rank, uint32_t cpu) { return ownO_[size_t(rank) * C_ + cpu]; }
   uint32_t &sendOwner(uint32_t rank, uint32_t nic) { return ownGs_[size_t(rank) * N_ + nic]; }
   uint32_t &recvOwner(uint32_t rank, uint32_t nic) { return ownGr_[size_t(rank) * N_ + nic]; }
 
-  PairCost pairCost(uint32_t src, uint32_t dst, uint32_t sendOp) const {
+  PairCost pairCost(uint32_t src, uint32_t dst, uint32_t sendRef) const {
     if (opt_.costs)
-      return opt_.costs->costOfSend(src, dst, sendOp);
+      return opt_.costs->costOfSend(src, dst, globalOf(src, sendRef));
     return PairCost{p_.L, p_.G};
   }
-  uint32_t msgAct(uint32_t sendOp) const { return static_cast<uint32_t>(numOps_ + sendOp); }
+  /// Activities (what the critical path is made of): an op's execution is its
+  /// reference, the receipt of a send's message the reference plus space_.
+  uint32_t msgAct(uint32_t sendRef) const { return space_ + sendRef; }
 
-  llvm::ArrayRef<uint32_t> successors(uint32_t g) const {
-    // Usually without touching the next record (often another cache line).
-    const OpRec &o = ops_[g];
-    uint32_t n = o.numSucc != OpRec::ManySucc ? o.numSucc : ops_[g + 1].succBegin - o.succBegin;
-    return {succBase_ + o.succBegin, n};
-  }
-
-  /// LogGOPSim's MarkNodeAsStarted: frees irequires-successors whose count drops to 0.
-  template <bool Carry> void markStarted(uint32_t rank, uint32_t g) {
-    if (!ops_[g].hasIRequires)
+  /// LogGOPSim's MarkNodeAsStarted: frees irequires-successors whose count reaches 0.
+  template <bool Carry>
+  [[gnu::always_inline]] void markStarted(uint32_t rank, const uint8_t *r) {
+    uint32_t numI = packed::u32(r + field::NumISucc);
+    if (numI == 0)
       return;
-    uint32_t base = s_.rankBegin(rank);
-    for (uint32_t raw : successors(g)) {
-      if (!(raw & Schedule::IRequiresBit))
-        continue;
-      uint32_t succ = base + (raw & ~Schedule::IRequiresBit);
-      if (--ops_[succ].remaining == 0) {
-        freed_.push_back({rank, succ});
+    const uint32_t base = rk_[rank].base;
+    const uint8_t *succ = succOf(rank, r) + 4 * size_t(packed::u32(r + field::NumSucc));
+    for (uint32_t k = 0; k < numI; ++k) {
+      uint32_t s = base + packed::u32(succ + 4 * size_t(k));
+      if (satisfy(rank, s)) {
+        freed_.push_back({rank, s});
         if constexpr (Carry)
           carried_.push_back({0, NoAct});
       }
@@ -160,31 +230,33 @@ private:
   }
 
   /// MarkNodeAsDone: frees requires-successors. `finish`/`act` feed ATLAHS's carried
-  /// start times (and the critical path). Counters are uint32 and wrap like the
-  /// reference's when an op is marked done twice (a send whose recv declares a size on
-  /// the other side of S).
+  /// start times (and the critical path).
   template <bool Carry>
-  void markDone(uint32_t rank, uint32_t g, uint64_t finish = 0, uint32_t act = NoAct) {
-    if (ops_[g].state != OpState::Done) {
-      ops_[g].state = OpState::Done;
+  [[gnu::always_inline]] void markDone(uint32_t rank, uint32_t ref, uint64_t finish = 0, uint32_t act = NoAct) {
+    if (stateOf(ref) != OpState::Done) {
+      setState(ref, OpState::Done);
       ++res_.opsDone;
     }
-    uint32_t base = s_.rankBegin(rank);
-    for (uint32_t raw : successors(g)) {
-      if (raw & Schedule::IRequiresBit)
-        break;   // requires-successors come first
-      uint32_t succ = base + raw;
+    const uint8_t *r = rec(rank, ref);
+    uint32_t num = packed::u32(r + field::NumSucc);
+    if (num == 0)
+      return;
+    const uint32_t base = rk_[rank].base;
+    const uint8_t *succ = succOf(rank, r);
+    for (uint32_t k = 0; k < num; ++k) {
+      uint32_t s = base + packed::u32(succ + 4 * size_t(k));
       if constexpr (Carry) {
-        // The first finish time, then the max (ATLAHS's node_start_time map).
-        if (depPred_[succ] == NoAct || finish > depStart_[succ]) {
-          depStart_[succ] = finish;
-          depPred_[succ] = act;
+        // The first finish time, then the max (ATLAHS's node_start_time map); the
+        // activity is kept plus one, so that zeroed memory means "none yet".
+        if (depPred_[s] == 0 || finish > depStart_[s]) {
+          depStart_[s] = finish;
+          depPred_[s] = act + 1;
         }
       }
-      if (--ops_[succ].remaining == 0) {
-        freed_.push_back({rank, succ});
+      if (satisfy(rank, s)) {
+        freed_.push_back({rank, s});
         if constexpr (Carry)
-          carried_.push_back({depStart_[succ], depPred_[succ]});
+          carried_.push_back({depStart_[s], depPred_[s] - 1});
       }
     }
   }
@@ -203,59 +275,74 @@ private:
       setCause(act, o2, w2);
   }
 
-  void addInterval(uint32_t rank, uint32_t op, uint32_t unit, Resource res, IntervalKind k,
+  void addInterval(uint32_t rank, uint32_t ref, uint32_t unit, Resource res, IntervalKind k,
                    uint64_t start, uint64_t end) {
-    opt_.trace->intervals.push_back({start, end, rank, op, unit, res, k});
+    opt_.trace->intervals.push_back({start, end, rank, globalOf(rank, ref), unit, res, k});
   }
-  TraceMessage &traceMessage(uint32_t sendOp) { return opt_.trace->messages[traceMsg_[sendOp]]; }
+  TraceMessage &traceMessage(uint32_t sendRef) {
+    return opt_.trace->messages[traceMsg_[sendRef]];
+  }
 
-  void sortByKind(std::vector<uint32_t> &v) const {
+  void sortByKind(uint32_t rank, PodBuffer<uint32_t> &v) const {
     // LogGOPSim: std::sort(free_ops, gnp_op_comp_func()) - libstdc++ introsort, NOT
     // stable beyond 16 elements; the same call on the same sequence gives the same
     // permutation.
-    std::sort(v.begin(), v.end(),
-              [this](uint32_t a, uint32_t b) { return ops_[a].kind < ops_[b].kind; });
+    std::sort(v.begin(), v.end(), [this, rank](uint32_t a, uint32_t b) {
+      return kindOf(rec(rank, a)) < kindOf(rec(rank, b));
+    });
   }
 
   /// The event loop waits on memory: the records of ops that become executable were
-  /// last touched long ago (set-up), and a message finds a recv posted long ago. Start
-  /// loading the records an upcoming event needs: far ahead its op (and the next one,
-  /// often its successor), nearer its successor list and, for a message, the recv it
-  /// will likely match (both need the op's record, which should have arrived by then).
-  /// (always_inline: GCC deems a function of prefetches alone free of effects and
-  /// drops the call.)
+  /// last touched long ago, and a message finds a recv posted long ago. Start loading
+  /// what an upcoming event needs, each step with what the previous one brought in:
+  /// far ahead its rank's table entry and state byte, then its record, near its
+  /// successor list or, for a message, the receiver's clocks and the recv it will likely
+  /// match. (always_inline: GCC deems a function of prefetches alone free of effects
+  /// and drops the call.)
   template <class Queue> [[gnu::always_inline]] void prefetchAhead(const Queue &heap) const {
     if (const Event *far = heap.peek(PrefetchFar)) {
-      __builtin_prefetch(&ops_[far->op]);
-      __builtin_prefetch(&ops_[far->op + 1]);
+      uint32_t ref = far->ref & ~Event::MessageBit;
+      __builtin_prefetch(&rk_[rankOfRef(ref)]);
+      __builtin_prefetch(&state_[ref]);
+    }
+    if (const Event *mid = heap.peek(PrefetchMid)) {
+      uint32_t ref = mid->ref & ~Event::MessageBit;
+      const uint8_t *r = rec(rankOfRef(ref), ref);
+      __builtin_prefetch(r);
+      __builtin_prefetch(r + RecordSize - 1);
     }
     if (const Event *near = heap.peek(PrefetchNear)) {
-      const OpRec &o = ops_[near->op];
-      __builtin_prefetch(succBase_ + o.succBegin);
+      uint32_t ref = near->ref & ~Event::MessageBit, rank = rankOfRef(ref);
+      const uint8_t *r = rec(rank, ref);
       if (near->isMessage()) {
-        uint32_t r = rq_.likelyOp(o.peer);
-        if (r != MatchQueues::None)
-          __builtin_prefetch(&ops_[r]);
+        uint32_t dst = peerOf(r);
+        __builtin_prefetch(&clocks_[dst * clockStride_]);
+        uint32_t q = mq_.likelyOp(MatchQueues::Posted, dst);
+        if (q != MatchQueues::None)
+          __builtin_prefetch(rec(dst, q));
+      } else {
+        __builtin_prefetch(succOf(rank, r));
       }
     }
   }
 
-  /// A rank mostly works through its ops in order, far apart in time from the other
-  /// ranks' ops: when op g becomes executable, fetch the rank's next records and
-  /// successor entries (a software stream prefetch per rank).
-  [[gnu::always_inline]] void prefetchRankAhead(uint32_t g) const {
-    uint64_t next = std::min<uint64_t>(g + 2, numOps_);   // the next cache line of records
-    __builtin_prefetch(&ops_[next]);
+  /// A rank mostly works through its ops in order: when one of its ops becomes
+  /// executable, fetch its next records (a software stream prefetch per rank).
+  [[gnu::always_inline]] void prefetchRankAhead(uint32_t rank, uint32_t ref) const {
+    __builtin_prefetch(rec(rank, ref) + 2 * RecordSize);
   }
 
   // --- shared by both engines ---------------------------------------------------------
   /// The main loop: roots first, then events in time order until none is left.
   template <bool Rec, bool Atlahs> void runEngine();
-  /// The ops without dependencies, rank by rank in index order (LogGOPSim sorts each
-  /// rank's by kind, ATLAHS does not).
-  template <bool Rec, bool SortByKind, class Queue> void pushRoots(Queue &heap);
+  /// Rank h's ops without dependencies into roots_, in index order (LogGOPSim sorts
+  /// them by kind, ATLAHS does not), marked queued.
+  template <bool Rec, bool SortByKind> void rootsOf(uint32_t h);
+  /// One event: its op's (or message's) rule, then the ops it freed.
+  template <bool Rec, bool Atlahs, class Queue> void process(Queue &heap, Event e);
   /// A calc: the same rule in both engines, ATLAHS also carries its finish time.
-  template <bool Rec, bool Carry, class Queue> void calc(Queue &heap, Event e);
+  template <bool Rec, bool Carry, class Queue>
+  void calc(Queue &heap, Event e, uint32_t h, const uint8_t *r);
   /// An event whose resource is busy goes back into the queue at `until`.
   template <class Queue> void reinsert(Queue &heap, Event e, uint64_t until) {
     e.time = until;
@@ -269,25 +356,31 @@ private:
                      uint32_t act);
   /// Bookkeeping of a started send: critical-path causes and the trace.
   template <bool Rec>
-  void recordSend(uint32_t h, uint32_t g, uint32_t d, uint64_t bytes, uint64_t t,
-                  uint64_t cpuEnd, uint64_t nicEnd, uint64_t arrival, bool eager);
+  void recordSend(uint32_t h, uint32_t ref, uint32_t c, uint32_t n, uint32_t d, uint64_t bytes,
+                  uint64_t t, uint64_t cpuEnd, uint64_t nicEnd, uint64_t arrival, bool eager);
   /// Bookkeeping of a receive charged on rank d (activity `act`, the intervals drawn
-  /// for op `shownOp`); `recvOp` is NoAct when the message has not matched a recv yet.
+  /// for op `shownRef` of rank `shownRank`); `recvRef` is NoAct when the message has
+  /// not matched a recv yet.
   template <bool Rec>
-  void recordReceive(uint32_t d, uint32_t c, uint32_t n, uint32_t act, uint32_t shownOp,
-                     uint32_t sendOp, uint32_t recvOp, uint64_t t, uint64_t cpuEnd,
-                     uint64_t nicEnd);
+  void recordReceive(uint32_t d, uint32_t c, uint32_t n, uint32_t act, uint32_t shownRank,
+                     uint32_t shownRef, uint32_t sendRef, uint32_t recvRef, uint64_t t,
+                     uint64_t cpuEnd, uint64_t nicEnd);
 
   // --- LogGOPSim v1 ------------------------------------------------------------------
-  template <bool Rec> void lgsSend(EventQueue &heap, Event e);
-  template <bool Rec> void lgsRecv(Event e);
-  template <bool Rec> void lgsMessage(EventQueue &heap, Event e);
+  // Each gets the event, its rank and the record of its op (for a message: the send).
+  template <bool Rec> void lgsSend(EventQueue &heap, Event e, uint32_t h, const uint8_t *r);
+  template <bool Rec> void lgsRecv(Event e, uint32_t h, const uint8_t *r);
+  template <bool Rec>
+  void lgsMessage(EventQueue &heap, Event e, uint32_t src, const uint8_t *r);
   template <bool Rec> void lgsPushFreed(EventQueue &heap);
+  template <bool Rec> void lgsPushFreedOp(EventQueue &heap, uint32_t h, uint32_t ref);
 
   // --- ATLAHS ------------------------------------------------------------------------
-  template <bool Rec> void atlahsSend(TimeOnlyHeap &heap, Event e);
-  template <bool Rec> void atlahsRecv(Event e);
-  template <bool Rec> void atlahsMessage(TimeOnlyHeap &heap, Event e);
+  template <bool Rec>
+  void atlahsSend(TimeOnlyHeap &heap, Event e, uint32_t h, const uint8_t *r);
+  template <bool Rec> void atlahsRecv(Event e, uint32_t h, const uint8_t *r);
+  template <bool Rec>
+  void atlahsMessage(TimeOnlyHeap &heap, Event e, uint32_t src, const uint8_t *r);
   template <bool Rec> void atlahsPushFreed(TimeOnlyHeap &heap);
   void touch(uint32_t rank) {
     // ATLAHS collects the hosts to visit in an std::unordered_set<int>; with the at most
@@ -301,33 +394,50 @@ private:
 
   void collectStuck();
   void extractCriticalPath();
+  /// Redraws the progress bar (at most every 65536 events; never without a bar).
+  void reportProgress(uint64_t now, bool last = false);
+  static constexpr uint64_t ProgressEvery = 65536;
+  uint64_t nextReport_ = ~uint64_t(0);
 
   const Schedule &s_;
   const SimOptions &opt_;
   const LogGPParams &p_;
   const uint32_t P_, C_, N_;
+  const size_t clockStride_;
   const uint64_t numOps_;
   bool recording_ = false;
 
-  std::unique_ptr<OpRec[]> ops_;   // numOps + 1 (the last only ends the successor ranges)
-  const uint32_t *succBase_ = nullptr;
-  std::vector<uint64_t> nexto_, nextgs_, nextgr_;
-  MatchQueues rq_, uq_;
-  std::vector<Freed> freed_;
-  std::vector<Carried> carried_;
-  std::vector<uint32_t> scratch_;
+  // Op references: rank r's ops are base..base+numOps-1. `direct_`: base = r << shift_;
+  // otherwise a rank's ops occupy whole slots of 2^shift_ references, slotRank_ per slot.
+  std::vector<RankInfo> ranks_;
+  const RankInfo *rk_ = nullptr;   // ranks_.data() and clocks_.data(), for the event loop
+  uint64_t *clk_ = nullptr;
+  std::vector<uint32_t> slotRank_;
+  unsigned shift_ = 0;
+  bool direct_ = true;
+  uint32_t space_ = 0;   // references in use: [0, space_)
+  bool wideCpu_ = false, wideNic_ = false;
+
+  ZeroedArray<StateByte> state_;
+  llvm::DenseMap<uint32_t, uint32_t> countMap_;
+  std::vector<uint64_t> clocks_;
+  MatchQueues mq_;   // per rank: posted receives, unexpected messages
+  PodBuffer<Freed> freed_;
+  PodBuffer<Carried> carried_;
+  PodBuffer<uint32_t> scratch_, roots_;
   uint64_t seq_ = 0;
+  uint64_t lastTime_ = 0;   // simulated time of the last progress report
   SimResult res_;
 
-  // ATLAHS carried start times.
-  std::vector<uint64_t> depStart_;
-  std::vector<uint32_t> depPred_;
+  // ATLAHS carried start times (per reference; the activity stored plus one).
+  ZeroedArray<uint64_t> depStart_;
+  ZeroedArray<uint32_t> depPred_;
   uint32_t touched_[2] = {0, 0};
   unsigned numTouched_ = 0;
   double fctSum_ = 0;
 
-  // Critical path: per activity (op g, or message numOps+g) its start and cause; per
-  // clock the activity that set it last.
+  // Critical path: per activity its start and cause; per clock the activity that set
+  // it last.
   std::vector<uint64_t> actStart_;
   std::vector<uint32_t> actPred_;
   std::vector<Via> actVia_;
@@ -339,81 +449,169 @@ private:
 // Shared by both engines
 // =====================================================================================
 
-template <bool Rec, bool SortByKind, class Queue> void EventEngine::pushRoots(Queue &heap) {
-  for (uint32_t h = 0; h < P_; ++h) {
-    scratch_.clear();
-    uint32_t end = s_.rankBegin(h) + s_.numOps(h);
-    for (uint32_t g = s_.rankBegin(h); g < end; ++g)
-      if (ops_[g].remaining == 0)
-        scratch_.push_back(g);
-    if (SortByKind && scratch_.size() > 1)
-      sortByKind(scratch_);
-    for (uint32_t g : scratch_) {
-      ops_[g].state = OpState::Queued;
-      heap.push({0, seq_++, g, h});
-      if constexpr (Rec)
-        setCause(g, NoAct, Via::Start);
+void EventEngine::layOutReferences() {
+  ranks_.resize(P_);
+  uint32_t maxOps = 0;
+  uint64_t nonEmpty = 0;
+  for (uint32_t r = 0; r < P_; ++r) {
+    const Schedule::PackedRank &pr = s_.packedRank(r);
+    ranks_[r] = {reinterpret_cast<uintptr_t>(pr.records), pr.successors, 0, s_.rankBegin(r)};
+    maxOps = std::max(maxOps, pr.numOps);
+    nonEmpty += pr.numOps != 0;
+  }
+  // Direct when one slot per rank, big enough for the largest, wastes little; else
+  // slots as large as that limit allows (a few ranks far larger than the others).
+  const uint64_t limit = std::min<uint64_t>(MaxSimOps + 1, 2 * numOps_ + (uint64_t(1) << 20));
+  unsigned bits = 0;
+  while ((uint64_t(1) << bits) < maxOps)
+    ++bits;
+  direct_ = (uint64_t(P_) << bits) <= limit;
+  if (direct_) {
+    shift_ = bits;
+    for (uint32_t r = 0; r < P_; ++r)
+      ranks_[r].base = r << shift_;
+    space_ = static_cast<uint32_t>(uint64_t(P_) << bits);
+  } else {
+    shift_ = 0;
+    while (shift_ < bits && numOps_ + nonEmpty * ((uint64_t(2) << shift_) - 1) <= limit)
+      ++shift_;
+    uint64_t at = 0;
+    for (uint32_t r = 0; r < P_; ++r) {
+      ranks_[r].base = static_cast<uint32_t>(at);
+      uint64_t slots = (uint64_t(s_.numOps(r)) + (uint64_t(1) << shift_) - 1) >> shift_;
+      slotRank_.insert(slotRank_.end(), slots, r);
+      at += slots << shift_;
     }
+    space_ = static_cast<uint32_t>(at);
+  }
+  // Unsigned wrap-around: the bias may lie below the records.
+  for (RankInfo &ri : ranks_)
+    ri.recordBias -= RecordSize * uintptr_t(ri.base);
+}
+
+template <bool Rec, bool SortByKind> void EventEngine::rootsOf(uint32_t h) {
+  roots_.clear();
+  const Schedule::PackedRank &pr = s_.packedRank(h);
+  const uint32_t base = ranks_[h].base;
+  for (uint32_t i = 0; i < pr.numRoots; ++i)
+    roots_.push_back(base + packed::u32(pr.roots + 4 * size_t(i)));
+  if (SortByKind && roots_.size() > 1)
+    sortByKind(h, roots_);
+  for (uint32_t ref : roots_) {
+    setState(ref, OpState::Queued);
+    if constexpr (Rec)
+      setCause(ref, NoAct, Via::Start);
+  }
+}
+
+template <bool Rec, bool Atlahs, class Queue>
+[[gnu::always_inline]] inline void EventEngine::process(Queue &heap, Event e) {
+  const uint32_t ref = e.ref & ~Event::MessageBit, h = rankOfRef(ref);
+  const uint8_t *r = rec(h, ref);
+  if (e.isMessage()) {
+    if constexpr (Atlahs)
+      atlahsMessage<Rec>(heap, e, h, r);
+    else
+      lgsMessage<Rec>(heap, e, h, r);
+  } else {
+    OpKind k = kindOf(r);
+    if (k == OpKind::Calc) {
+      calc<Rec, /*Carry=*/Atlahs>(heap, e, h, r);
+    } else if (k == OpKind::Send) {
+      if constexpr (Atlahs)
+        atlahsSend<Rec>(heap, e, h, r);
+      else
+        lgsSend<Rec>(heap, e, h, r);
+    } else {
+      if constexpr (Atlahs)
+        atlahsRecv<Rec>(e, h, r);
+      else
+        lgsRecv<Rec>(e, h, r);
+    }
+  }
+  if (!freed_.empty()) {
+    if constexpr (Atlahs)
+      atlahsPushFreed<Rec>(heap);
+    else
+      lgsPushFreed<Rec>(heap);
   }
 }
 
 template <bool Rec, bool Atlahs> void EventEngine::runEngine() {
   std::conditional_t<Atlahs, TimeOnlyHeap, EventQueue> heap;
   heap.reserve(size_t(P_) * 4);
-  pushRoots<Rec, /*SortByKind=*/!Atlahs>(heap);
-  while (!heap.empty() && !res_.aborted) {
-    Event e = heap.pop();
-    if constexpr (Atlahs) {
-      numTouched_ = 0;
-    } else {
-      prefetchAhead(heap);
+  if constexpr (Atlahs) {
+    // The heap's order of equal times depends on its whole history: push every root.
+    for (uint32_t h = 0; h < P_; ++h) {
+      rootsOf<Rec, /*SortByKind=*/false>(h);
+      for (uint32_t ref : roots_)
+        heap.push({0, uint32_t(seq_++), ref});
     }
-    if (e.isMessage()) {
-      if constexpr (Atlahs)
-        atlahsMessage<Rec>(heap, e);
-      else
-        lgsMessage<Rec>(heap, e);
-    } else if (ops_[e.op].kind == OpKind::Calc) {
-      calc<Rec, /*Carry=*/Atlahs>(heap, e);
-    } else if (ops_[e.op].kind == OpKind::Send) {
-      if constexpr (Atlahs)
-        atlahsSend<Rec>(heap, e);
-      else
-        lgsSend<Rec>(heap, e);
-    } else {
-      if constexpr (Atlahs)
-        atlahsRecv<Rec>(e);
-      else
-        lgsRecv<Rec>(e);
-    }
-    if (!freed_.empty()) {
-      if constexpr (Atlahs)
-        atlahsPushFreed<Rec>(heap);
-      else
-        lgsPushFreed<Rec>(heap);
+  } else {
+    // The roots are the first events (time 0, the first sequence numbers, in rank
+    // order): run them straight away instead of queueing them, each with the sequence
+    // number it would have had; what they create is numbered after all of them.
+    uint32_t rootSeq = 0;
+    for (uint32_t h = 0; h < P_; ++h)
+      seq_ += s_.packedRank(h).numRoots;
+    for (uint32_t h = 0; h < P_ && !res_.aborted; ++h) {
+      rootsOf<Rec, /*SortByKind=*/true>(h);
+      for (size_t i = 0; i < roots_.size(); ++i) {
+        if (i + PrefetchMid < roots_.size())
+          __builtin_prefetch(rec(h, roots_[i + PrefetchMid]));
+        process<Rec, Atlahs>(heap, Event{0, rootSeq++, roots_[i]});
+      }
+      if (rootSeq >= nextReport_) [[unlikely]]
+        reportProgress(0);
     }
   }
+  while (!heap.empty() && !res_.aborted) {
+    Event e = heap.pop();
+    if constexpr (Atlahs)
+      numTouched_ = 0;
+    else
+      prefetchAhead(heap);
+    process<Rec, Atlahs>(heap, e);
+    if (seq_ >= nextReport_) [[unlikely]]
+      reportProgress(e.time);
+  }
+  if (opt_.progress)
+    reportProgress(lastTime_, /*last=*/true);
 }
 
-template <bool Rec, bool Carry, class Queue> void EventEngine::calc(Queue &heap, Event e) {
-  const uint32_t g = e.op, h = e.rank(), c = ops_[g].cpu;
+void EventEngine::reportProgress(uint64_t now, bool last) {
+  nextReport_ = seq_ + ProgressEvery;
+  lastTime_ = now;
+  auto detail = [&](double seconds) {
+    return fmt::format("{:.1f} M events/s, simulated time {} ns",
+                       seconds > 0 ? double(seq_) / seconds / 1e6 : 0.0, now);
+  };
+  opt_.progress->update(res_.opsDone, detail);
+  if (last)
+    opt_.progress->finish(detail);
+}
+
+template <bool Rec, bool Carry, class Queue>
+[[gnu::always_inline]] inline void EventEngine::calc(Queue &heap, Event e, uint32_t h, const uint8_t *r) {
+  const uint32_t ref = e.ref;
+  const uint32_t c = cpuOf(r, h, ref);
   uint64_t &clk = cpuClock(h, c);
   if (clk > e.time) {
     if constexpr (Rec)
-      setCause(g, cpuOwner(h, c), Via::Cpu);
+      setCause(ref, cpuOwner(h, c), Via::Cpu);
     reinsert(heap, e, clk);
     return;
   }
-  clk = e.time + ops_[g].size;
+  clk = e.time + sizeOf(r);
   if constexpr (Rec) {
-    actStart_[g] = e.time;
-    cpuOwner(h, c) = g;
+    actStart_[ref] = e.time;
+    cpuOwner(h, c) = ref;
     if (opt_.trace)
-      addInterval(h, g, c, Resource::Cpu, IntervalKind::Compute, e.time, clk);
+      addInterval(h, ref, c, Resource::Cpu, IntervalKind::Compute, e.time, clk);
   }
-  ops_[g].state = OpState::Started;
-  markStarted<Carry>(h, g);
-  markDone<Carry>(h, g, clk, g);
+  setState(ref, OpState::Started);
+  markStarted<Carry>(h, r);
+  markDone<Carry>(h, ref, clk, ref);
   if constexpr (Carry)
     touch(h);
 }
@@ -434,20 +632,20 @@ void EventEngine::releaseSender(uint32_t src, uint32_t c, uint32_t n, uint64_t c
 }
 
 template <bool Rec>
-void EventEngine::recordSend(uint32_t h, uint32_t g, uint32_t d, uint64_t bytes, uint64_t t,
-                             uint64_t cpuEnd, uint64_t nicEnd, uint64_t arrival, bool eager) {
+void EventEngine::recordSend(uint32_t h, uint32_t ref, uint32_t c, uint32_t n, uint32_t d,
+                             uint64_t bytes, uint64_t t, uint64_t cpuEnd, uint64_t nicEnd,
+                             uint64_t arrival, bool eager) {
   if constexpr (Rec) {
-    const uint32_t c = ops_[g].cpu, n = ops_[g].nic;
-    actStart_[g] = t;
-    cpuOwner(h, c) = g;
-    sendOwner(h, n) = g;
-    setCause(msgAct(g), g, Via::Arrival);
+    actStart_[ref] = t;
+    cpuOwner(h, c) = ref;
+    sendOwner(h, n) = ref;
+    setCause(msgAct(ref), ref, Via::Arrival);
     if (opt_.trace) {
-      addInterval(h, g, c, Resource::Cpu, IntervalKind::SendOverhead, t, cpuEnd);
-      addInterval(h, g, n, Resource::NicSend, IntervalKind::SendGap, t, nicEnd);
-      traceMsg_[g] = static_cast<uint32_t>(opt_.trace->messages.size());
+      addInterval(h, ref, c, Resource::Cpu, IntervalKind::SendOverhead, t, cpuEnd);
+      addInterval(h, ref, n, Resource::NicSend, IntervalKind::SendGap, t, nicEnd);
+      traceMsg_[ref] = static_cast<uint32_t>(opt_.trace->messages.size());
       TraceMessage m;
-      m.sendOp = g;
+      m.sendOp = globalOf(h, ref);
       m.src = h;
       m.dst = d;
       m.bytes = bytes;
@@ -461,17 +659,19 @@ void EventEngine::recordSend(uint32_t h, uint32_t g, uint32_t d, uint64_t bytes,
 
 template <bool Rec>
 void EventEngine::recordReceive(uint32_t d, uint32_t c, uint32_t n, uint32_t act,
-                                uint32_t shownOp, uint32_t sendOp, uint32_t recvOp, uint64_t t,
-                                uint64_t cpuEnd, uint64_t nicEnd) {
+                                uint32_t shownRank, uint32_t shownRef, uint32_t sendRef,
+                                uint32_t recvRef, uint64_t t, uint64_t cpuEnd, uint64_t nicEnd) {
   if constexpr (Rec) {
     cpuOwner(d, c) = act;
     recvOwner(d, n) = act;
     if (opt_.trace) {
-      addInterval(d, shownOp, c, Resource::Cpu, IntervalKind::RecvOverhead, t, cpuEnd);
-      addInterval(d, shownOp, n, Resource::NicRecv, IntervalKind::RecvGap, t, nicEnd);
-      TraceMessage &tm = traceMessage(sendOp);
-      if (recvOp != NoAct)
-        tm.recvOp = recvOp;
+      opt_.trace->intervals.push_back({t, cpuEnd, d, globalOf(shownRank, shownRef), c,
+                                       Resource::Cpu, IntervalKind::RecvOverhead});
+      opt_.trace->intervals.push_back({t, nicEnd, d, globalOf(shownRank, shownRef), n,
+                                       Resource::NicRecv, IntervalKind::RecvGap});
+      TraceMessage &tm = traceMessage(sendRef);
+      if (recvRef != NoAct)
+        tm.recvOp = globalOf(d, recvRef);
       tm.received = t;
       tm.completed = cpuEnd;
     }
@@ -482,96 +682,100 @@ void EventEngine::recordReceive(uint32_t d, uint32_t c, uint32_t n, uint32_t act
 // LogGOPSim v1
 // =====================================================================================
 
-template <bool Rec> void EventEngine::lgsSend(EventQueue &heap, Event e) {
-  const uint32_t g = e.op, h = e.rank(), c = ops_[g].cpu, n = ops_[g].nic, d = ops_[g].peer;
-  const uint64_t bytes = ops_[g].size, t = e.time;
+template <bool Rec>
+[[gnu::always_inline]] inline void EventEngine::lgsSend(EventQueue &heap, Event e, uint32_t h, const uint8_t *r) {
+  const uint32_t ref = e.ref;
+  const uint32_t c = cpuOf(r, h, ref), n = nicOf(r, h, ref), d = peerOf(r);
+  const uint64_t bytes = sizeOf(r), t = e.time;
   uint64_t &co = cpuClock(h, c), &cg = sendGap(h, n);
   if (std::max(co, cg) <= t) {
-    ops_[g].state = OpState::Started;
-    markStarted<false>(h, g);
-    PairCost pc = pairCost(h, d, g);
+    setState(ref, OpState::Started);
+    markStarted<false>(h, r);
+    PairCost pc = pairCost(h, d, ref);
     co = t + p_.o + p_.O.forMessage(bytes);
     cg = t + p_.g + pc.G.forMessage(bytes);
     // The message event: first byte at t + o + L; G is charged at the receiver.
-    heap.push({t + p_.o + pc.L, seq_++, g, h | Event::MessageBit});
+    heap.push({t + p_.o + pc.L, uint32_t(seq_++), ref | Event::MessageBit});
     ++res_.messages;
     res_.bytes += bytes;
     bool eager = bytes <= p_.S;
-    recordSend<Rec>(h, g, d, bytes, t, co, cg, t + p_.o + pc.L, eager);
+    recordSend<Rec>(h, ref, c, n, d, bytes, t, co, cg, t + p_.o + pc.L, eager);
     if (eager) {
       ++res_.eager;
-      markDone<false>(h, g);
+      markDone<false>(h, ref);
     } else {
       ++res_.rendezvous;
     }
   } else {
     if constexpr (Rec)
-      causeOfMax(g, co, cpuOwner(h, c), Via::Cpu, cg, sendOwner(h, n), Via::Nic);
+      causeOfMax(ref, co, cpuOwner(h, c), Via::Cpu, cg, sendOwner(h, n), Via::Nic);
     reinsert(heap, e, std::max(co, cg));
   }
 }
 
-template <bool Rec> void EventEngine::lgsRecv(Event e) {
+template <bool Rec> [[gnu::always_inline]] inline void EventEngine::lgsRecv(Event e, uint32_t h, const uint8_t *r) {
   // Posting a recv costs nothing and needs no free resource.
-  const uint32_t g = e.op, h = e.rank();
+  const uint32_t ref = e.ref;
   const uint64_t t = e.time;
-  ops_[g].state = OpState::Started;
-  markStarted<false>(h, g);
+  setState(ref, OpState::Started);
+  markStarted<false>(h, r);
   if constexpr (Rec)
-    actStart_[g] = t;
+    actStart_[ref] = t;
   MatchQueues::Entry m;
-  if (uq_.take(h, ops_[g].peer, ops_[g].tag, m)) {
+  if (mq_.take(MatchQueues::Unexpected, h, peerOf(r), tagOf(r), m)) {
     // The message's o and G were charged when it arrived. The eager/rendezvous decision
     // uses the RECV's size, and the sender's clocks are raised with the recv's indices.
-    if (ops_[g].size > p_.S) {
-      const uint32_t src = m.src, c = ops_[g].cpu, n = ops_[g].nic;
+    if (sizeOf(r) > p_.S) {
+      const uint32_t src = m.src();
       markDone<false>(src, m.op);
-      releaseSender<Rec>(src, c, n, t, t, g);
+      releaseSender<Rec>(src, cpuOf(r, h, ref), nicOf(r, h, ref), t, t, ref);
     }
     if constexpr (Rec) {
       if (opt_.trace) {
         TraceMessage &tm = traceMessage(m.op);
-        tm.recvOp = g;
+        tm.recvOp = globalOf(h, ref);
         tm.completed = std::max(tm.completed, t);
       }
     }
-    markDone<false>(h, g);
+    markDone<false>(h, ref);
   } else {
-    rq_.append(h, g, ops_[g].peer, ops_[g].tag, t);
+    mq_.append(MatchQueues::Posted, h, ref, peerOf(r), tagOf(r), t);
   }
 }
 
-template <bool Rec> void EventEngine::lgsMessage(EventQueue &heap, Event e) {
-  const uint32_t g = e.op, src = e.rank(), d = ops_[g].peer, c = ops_[g].cpu, n = ops_[g].nic;
-  const uint64_t bytes = ops_[g].size, t = e.time;
+template <bool Rec>
+[[gnu::always_inline]] inline void EventEngine::lgsMessage(EventQueue &heap, Event e, uint32_t src, const uint8_t *r) {
+  const uint32_t ref = e.ref & ~Event::MessageBit;
+  const uint32_t d = peerOf(r), c = cpuOf(r, src, ref), n = nicOf(r, src, ref);
+  const uint64_t bytes = sizeOf(r), t = e.time;
   // The receiver is charged on the SENDER's cpu and nic indices.
   uint64_t &co = cpuClock(d, c), &cr = recvGap(d, n);
   if (std::max(co, cr) <= t) {
-    PairCost pc = pairCost(src, d, g);
+    PairCost pc = pairCost(src, d, ref);
     uint64_t cG = pc.G.forMessage(bytes), cO = p_.O.forMessage(bytes);
     co = t + p_.o + std::max(cO, cG);
     cr = t + p_.g + cG;
-    const uint32_t act = msgAct(g);
+    const uint32_t act = msgAct(ref);
     if constexpr (Rec)
       actStart_[act] = t;
-    recordReceive<Rec>(d, c, n, act, g, g, NoAct, t, co, cr);
-    MatchQueues::Entry r;
-    if (rq_.take(d, src, ops_[g].tag, r)) {
+    recordReceive<Rec>(d, c, n, act, src, ref, ref, NoAct, t, co, cr);
+    MatchQueues::Entry q;
+    if (mq_.take(MatchQueues::Posted, d, src, tagOf(r), q)) {
       if (bytes > p_.S) {
         // Rendezvous: the send completes now; the sender's clocks jump to now (no ack).
-        markDone<false>(src, g);
+        markDone<false>(src, ref);
         releaseSender<Rec>(src, c, n, t, t, act);
       }
       if constexpr (Rec)
         if (opt_.trace)
-          traceMessage(g).recvOp = r.op;
-      markDone<false>(d, r.op);
+          traceMessage(ref).recvOp = globalOf(d, q.op);
+      markDone<false>(d, q.op);
     } else {
-      uq_.append(d, g, src, ops_[g].tag, t);
+      mq_.append(MatchQueues::Unexpected, d, ref, src, tagOf(r), t);
     }
   } else {
     if constexpr (Rec)
-      causeOfMax(msgAct(g), co, cpuOwner(d, c), Via::Cpu, cr, recvOwner(d, n), Via::Nic);
+      causeOfMax(msgAct(ref), co, cpuOwner(d, c), Via::Cpu, cr, recvOwner(d, n), Via::Nic);
     reinsert(heap, e, std::max(co, cr));
   }
 }
@@ -580,6 +784,11 @@ template <bool Rec> void EventEngine::lgsPushFreed(EventQueue &heap) {
   // Hosts in ascending order; each host's freed ops in the order they were freed,
   // then sorted by type (send < recv < calc). Their time is the host's clock now: the
   // predecessor's finish time is not carried over.
+  if (freed_.size() == 1) {   // the usual case
+    lgsPushFreedOp<Rec>(heap, freed_[0].rank, freed_[0].ref);
+    freed_.clear();
+    return;
+  }
   while (!freed_.empty()) {
     uint32_t h = freed_.front().rank;
     bool oneHost = true;
@@ -590,93 +799,101 @@ template <bool Rec> void EventEngine::lgsPushFreed(EventQueue &heap) {
     scratch_.clear();
     if (oneHost) {
       for (const Freed &f : freed_)
-        scratch_.push_back(f.op);
+        scratch_.push_back(f.ref);
       freed_.clear();
     } else {
       size_t keep = 0;
       for (size_t i = 0; i < freed_.size(); ++i) {
         if (freed_[i].rank == h)
-          scratch_.push_back(freed_[i].op);
+          scratch_.push_back(freed_[i].ref);
         else
           freed_[keep++] = freed_[i];
       }
-      freed_.erase(freed_.begin() + keep, freed_.end());
+      freed_.resize(keep);
     }
     if (scratch_.size() > 1)
-      sortByKind(scratch_);
-    for (uint32_t g : scratch_) {
-      const uint32_t c = ops_[g].cpu;
-      uint64_t t = cpuClock(h, c);
-      if (ops_[g].kind == OpKind::Send) {
-        const uint32_t n = ops_[g].nic;
-        if constexpr (Rec)
-          causeOfMax(g, t, cpuOwner(h, c), Via::Cpu, sendGap(h, n), sendOwner(h, n), Via::Nic);
-        t = std::max(t, sendGap(h, n));
-      } else if constexpr (Rec) {
-        setCause(g, cpuOwner(h, c), Via::Cpu);
-      }
-      ops_[g].state = OpState::Queued;
-      heap.push({t, seq_++, g, h});
-      prefetchRankAhead(g);
-    }
+      sortByKind(h, scratch_);
+    for (uint32_t ref : scratch_)
+      lgsPushFreedOp<Rec>(heap, h, ref);
   }
+}
+
+template <bool Rec>
+[[gnu::always_inline]] inline void EventEngine::lgsPushFreedOp(EventQueue &heap, uint32_t h, uint32_t ref) {
+  const uint8_t *r = rec(h, ref);
+  const uint32_t c = cpuOf(r, h, ref);
+  uint64_t t = cpuClock(h, c);
+  if (kindOf(r) == OpKind::Send) {
+    const uint32_t n = nicOf(r, h, ref);
+    if constexpr (Rec)
+      causeOfMax(ref, t, cpuOwner(h, c), Via::Cpu, sendGap(h, n), sendOwner(h, n), Via::Nic);
+    t = std::max(t, sendGap(h, n));
+  } else if constexpr (Rec) {
+    setCause(ref, cpuOwner(h, c), Via::Cpu);
+  }
+  setState(ref, OpState::Queued);
+  heap.push({t, uint32_t(seq_++), ref});
+  prefetchRankAhead(h, ref);
 }
 
 // =====================================================================================
 // ATLAHS
 // =====================================================================================
 
-template <bool Rec> void EventEngine::atlahsSend(TimeOnlyHeap &heap, Event e) {
-  const uint32_t g = e.op, h = e.rank(), c = ops_[g].cpu, n = ops_[g].nic, d = ops_[g].peer;
+template <bool Rec>
+[[gnu::always_inline]] inline void EventEngine::atlahsSend(TimeOnlyHeap &heap, Event e, uint32_t h, const uint8_t *r) {
+  const uint32_t ref = e.ref;
+  const uint32_t c = cpuOf(r, h, ref), n = nicOf(r, h, ref), d = peerOf(r);
   const uint64_t t = e.time;
   uint64_t &co = cpuClock(h, c), &cg = sendGap(h, n);
   uint64_t ready = std::max(co, cg);
   if (ready <= t) {
-    ops_[g].state = OpState::Started;
-    markStarted<true>(h, g);
+    setState(ref, OpState::Started);
+    markStarted<true>(h, r);
     touch(h);
-    const uint64_t bytes = std::max<uint64_t>(ops_[g].size, 1);   // ATLAHS: 0 bytes -> 1
-    PairCost pc = pairCost(h, d, g);
+    const uint64_t bytes = std::max<uint64_t>(sizeOf(r), 1);   // ATLAHS: 0 bytes -> 1
+    PairCost pc = pairCost(h, d, ref);
     uint64_t cpuTime = t + p_.o + p_.O.forMessage(bytes);
     co = cpuTime;
     uint64_t bw = pc.G.forMessage(bytes);
     cg = t + p_.g + bw;
     // G is charged on the sending side: the message arrives after o, L and (s-1)G.
     uint64_t arrival = cpuTime + pc.L + bw;
-    heap.push({arrival, seq_++, g, h | Event::MessageBit});
+    heap.push({arrival, uint32_t(seq_++), ref | Event::MessageBit});
     ++res_.messages;
-    res_.bytes += ops_[g].size;
+    res_.bytes += sizeOf(r);
     // ATLAHS keeps the sizes in a vector<int> for its "Average FCT".
     fctSum_ += static_cast<double>(static_cast<int32_t>(static_cast<uint32_t>(bytes))) * 8 / 200;
     bool eager = bytes <= p_.S;
-    recordSend<Rec>(h, g, d, ops_[g].size, t, co, cg, arrival, eager);
+    recordSend<Rec>(h, ref, c, n, d, sizeOf(r), t, co, cg, arrival, eager);
     if (eager) {
       ++res_.eager;
-      markDone<true>(h, g, cpuTime, g);
+      markDone<true>(h, ref, cpuTime, ref);
     } else {
       ++res_.rendezvous;
     }
   } else {
     if constexpr (Rec)
-      causeOfMax(g, co, cpuOwner(h, c), Via::Cpu, cg, sendOwner(h, n), Via::Nic);
+      causeOfMax(ref, co, cpuOwner(h, c), Via::Cpu, cg, sendOwner(h, n), Via::Nic);
     reinsert(heap, e, ready);
   }
 }
 
-template <bool Rec> void EventEngine::atlahsRecv(Event e) {
-  const uint32_t g = e.op, h = e.rank(), c = ops_[g].cpu, n = ops_[g].nic;
+template <bool Rec> [[gnu::always_inline]] inline void EventEngine::atlahsRecv(Event e, uint32_t h, const uint8_t *r) {
+  const uint32_t ref = e.ref;
+  const uint32_t c = cpuOf(r, h, ref), n = nicOf(r, h, ref);
   const uint64_t t = e.time;
-  ops_[g].state = OpState::Started;
-  markStarted<true>(h, g);
+  setState(ref, OpState::Started);
+  markStarted<true>(h, r);
   touch(h);
   if constexpr (Rec)
-    actStart_[g] = t;
-  const uint64_t bytes = std::max<uint64_t>(ops_[g].size, 1);
+    actStart_[ref] = t;
+  const uint64_t bytes = std::max<uint64_t>(sizeOf(r), 1);
   MatchQueues::Entry m;
-  if (uq_.take(h, ops_[g].peer, ops_[g].tag, m)) {
+  if (mq_.take(MatchQueues::Unexpected, h, peerOf(r), tagOf(r), m)) {
     if (t < m.time) {
       res_.aborted = true;
-      res_.abort = {h, g, m.src, m.op, t, m.time};
+      res_.abort = {h, globalOf(h, ref), m.src(), globalOf(m.src(), m.op), t, m.time};
       return;
     }
     // ATLAHS reads the SEND gap clock here (nextgs), and sets the CPU clock even if
@@ -685,60 +902,62 @@ template <bool Rec> void EventEngine::atlahsRecv(Event e) {
     uint64_t cpuTime = nicTime + p_.o + p_.O.forMessage(bytes);
     if constexpr (Rec) {
       if (sendGap(h, n) > t) {
-        actStart_[g] = sendGap(h, n);
-        setCause(g, sendOwner(h, n), Via::Nic);
+        actStart_[ref] = sendGap(h, n);
+        setCause(ref, sendOwner(h, n), Via::Nic);
       }
     }
-    recordReceive<Rec>(h, c, n, g, g, m.op, g, t, cpuTime, nicTime);
+    recordReceive<Rec>(h, c, n, ref, h, ref, m.op, ref, t, cpuTime, nicTime);
     cpuClock(h, c) = cpuTime;
     recvGap(h, n) = nicTime;
     if (bytes > p_.S) {
-      markDone<true>(m.src, m.op, cpuTime, g);
-      touch(m.src);
-      releaseSender<Rec>(m.src, c, n, cpuTime, nicTime, g);
+      markDone<true>(m.src(), m.op, cpuTime, ref);
+      touch(m.src());
+      releaseSender<Rec>(m.src(), c, n, cpuTime, nicTime, ref);
     }
-    markDone<true>(h, g, cpuTime, g);
+    markDone<true>(h, ref, cpuTime, ref);
     touch(h);
   } else {
-    rq_.append(h, g, ops_[g].peer, ops_[g].tag, t);
+    mq_.append(MatchQueues::Posted, h, ref, peerOf(r), tagOf(r), t);
   }
 }
 
-template <bool Rec> void EventEngine::atlahsMessage(TimeOnlyHeap &heap, Event e) {
-  const uint32_t g = e.op, src = e.rank(), d = ops_[g].peer, n = ops_[g].nic;
+template <bool Rec>
+[[gnu::always_inline]] inline void EventEngine::atlahsMessage(TimeOnlyHeap &heap, Event e, uint32_t src, const uint8_t *r) {
+  const uint32_t ref = e.ref & ~Event::MessageBit;
+  const uint32_t d = peerOf(r), n = nicOf(r, src, ref);
   const uint64_t t = e.time;
-  MatchQueues::Entry r;
-  if (!rq_.take(d, src, ops_[g].tag, r)) {
-    uq_.append(d, g, src, ops_[g].tag, t);   // nothing is charged for an unexpected message
+  MatchQueues::Entry q;
+  if (!mq_.take(MatchQueues::Posted, d, src, tagOf(r), q)) {
+    mq_.append(MatchQueues::Unexpected, d, ref, src, tagOf(r), t);   // nothing is charged for an unexpected message
     return;
   }
   // Charged on the posted recv's cpu, but on the sender's nic index.
-  const uint32_t c = ops_[r.op].cpu;
-  const uint64_t bytes = std::max<uint64_t>(ops_[g].size, 1);
+  const uint32_t c = cpuOf(rec(d, q.op), d, q.op);
+  const uint64_t bytes = std::max<uint64_t>(sizeOf(r), 1);
   uint64_t ready = std::max(cpuClock(d, c), recvGap(d, n));
   if (ready > t) {
     if constexpr (Rec)
-      causeOfMax(msgAct(g), cpuClock(d, c), cpuOwner(d, c), Via::Cpu, recvGap(d, n),
+      causeOfMax(msgAct(ref), cpuClock(d, c), cpuOwner(d, c), Via::Cpu, recvGap(d, n),
                  recvOwner(d, n), Via::Nic);
     reinsert(heap, e, ready);
-    rq_.append(d, r.op, r.src, r.tag, r.time);   // the recv goes to the back of its queue
+    mq_.append(MatchQueues::Posted, d, q.op, q.src(), q.tag(), q.time);   // the recv goes to the back of its queue
     return;
   }
   uint64_t nicTime = std::max(recvGap(d, n), t) + p_.g;
   uint64_t cpuTime = nicTime + p_.o + p_.O.forMessage(bytes);
   cpuClock(d, c) = cpuTime;
   recvGap(d, n) = nicTime;
-  const uint32_t act = msgAct(g);
+  const uint32_t act = msgAct(ref);
   if constexpr (Rec)
     actStart_[act] = t;
-  recordReceive<Rec>(d, c, n, act, g, g, r.op, t, cpuTime, nicTime);
+  recordReceive<Rec>(d, c, n, act, src, ref, ref, q.op, t, cpuTime, nicTime);
   if (bytes > p_.S) {
     // Rendezvous: the sender is released when the receive completes.
-    markDone<true>(src, g, cpuTime, act);
+    markDone<true>(src, ref, cpuTime, act);
     touch(src);
-    releaseSender<Rec>(src, ops_[g].cpu, n, cpuTime, nicTime, act);
+    releaseSender<Rec>(src, cpuOf(r, src, ref), n, cpuTime, nicTime, act);
   }
-  markDone<true>(d, r.op, cpuTime, act);
+  markDone<true>(d, q.op, cpuTime, act);
   touch(d);
 }
 
@@ -750,25 +969,26 @@ template <bool Rec> void EventEngine::atlahsPushFreed(TimeOnlyHeap &heap) {
     for (size_t j = 0; j < freed_.size(); ++j) {
       if (freed_[j].rank != h)
         continue;
-      const uint32_t g = freed_[j].op;
+      const uint32_t ref = freed_[j].ref;
+      const uint8_t *r = rec(h, ref);
       const Carried &f = carried_[j];
       uint64_t t = f.start;
-      OpKind k = ops_[g].kind;
+      OpKind k = kindOf(r);
       if (k == OpKind::Calc) {
-        uint32_t c = ops_[g].cpu;
+        uint32_t c = cpuOf(r, h, ref);
         if constexpr (Rec)
-          causeOfMax(g, t, f.pred, Via::Dependency, cpuClock(h, c), cpuOwner(h, c), Via::Cpu);
+          causeOfMax(ref, t, f.pred, Via::Dependency, cpuClock(h, c), cpuOwner(h, c), Via::Cpu);
         t = std::max(t, cpuClock(h, c));
       } else if (k == OpKind::Send) {
-        uint32_t n = ops_[g].nic;
+        uint32_t n = nicOf(r, h, ref);
         if constexpr (Rec)
-          causeOfMax(g, t, f.pred, Via::Dependency, sendGap(h, n), sendOwner(h, n), Via::Nic);
+          causeOfMax(ref, t, f.pred, Via::Dependency, sendGap(h, n), sendOwner(h, n), Via::Nic);
         t = std::max(t, sendGap(h, n));
       } else if constexpr (Rec) {
-        setCause(g, f.pred, Via::Dependency);
+        setCause(ref, f.pred, Via::Dependency);
       }
-      ops_[g].state = OpState::Queued;
-      heap.push({t, seq_++, g, h});
+      setState(ref, OpState::Queued);
+      heap.push({t, uint32_t(seq_++), ref});
     }
   }
   freed_.clear();
@@ -783,42 +1003,35 @@ void EventEngine::collectStuck() {
   if (res_.opsDone == numOps_) {
     bool leftover = false;
     for (uint32_t r = 0; r < P_ && !leftover; ++r)
-      leftover = uq_.size(r) != 0;
+      leftover = mq_.size(MatchQueues::Unexpected, r) != 0;
     if (!leftover)
       return;
   }
-  std::vector<uint32_t> totalDeps;
   for (uint32_t r = 0; r < P_; ++r) {
-    const uint32_t begin = s_.rankBegin(r), end = begin + s_.numOps(r);
-    bool haveWaiting = false;
-    for (uint32_t g = begin; g < end && !haveWaiting; ++g)
-      haveWaiting = ops_[g].state == OpState::Waiting;
-    if (haveWaiting) {
-      totalDeps.assign(end - begin, 0);
-      for (uint32_t g = begin; g < end; ++g)
-        for (uint32_t raw : s_.successorsRaw(g))
-          ++totalDeps[raw & ~Schedule::IRequiresBit];
-    }
+    const RankInfo &ri = ranks_[r];
+    const uint32_t n = s_.numOps(r);
     std::vector<MatchQueues::Entry> posted, unexpected;
-    if (rq_.size(r))
-      posted = rq_.entries(r);
-    if (uq_.size(r))
-      unexpected = uq_.entries(r);
-    for (uint32_t g = begin; g < end; ++g) {
+    if (mq_.size(MatchQueues::Posted, r))
+      posted = mq_.entries(MatchQueues::Posted, r);
+    if (mq_.size(MatchQueues::Unexpected, r))
+      unexpected = mq_.entries(MatchQueues::Unexpected, r);
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint32_t ref = ri.base + i;
+      const uint8_t *rc = s_.packedRank(r).records + RecordSize * size_t(i);
       StuckItem item;
       item.rank = r;
-      item.op = g;
-      switch (ops_[g].state) {
+      item.op = ri.first + i;
+      switch (stateOf(ref)) {
       case OpState::Done:
         continue;
       case OpState::Waiting:
       case OpState::Queued:
         item.why = StuckItem::WaitsForDependencies;
-        item.pending = ops_[g].remaining;
-        item.total = totalDeps.empty() ? 0 : totalDeps[g - begin];
+        item.total = packed::u32(rc + field::DepCount);
+        item.pending = item.total - satisfiedOf(ref);
         break;
       case OpState::Started:
-        if (ops_[g].kind != OpKind::Send)
+        if (kindOf(rc) != OpKind::Send)
           continue;   // a posted recv: listed below, in posting order
         item.why = StuckItem::RendezvousUnmatched;
         break;
@@ -829,7 +1042,7 @@ void EventEngine::collectStuck() {
       StuckItem item;
       item.why = StuckItem::RecvUnmatched;
       item.rank = r;
-      item.op = p.op;
+      item.op = globalOf(r, p.op);
       item.time = p.time;
       res_.stuck.push_back(item);
     }
@@ -837,7 +1050,7 @@ void EventEngine::collectStuck() {
       StuckItem item;
       item.why = StuckItem::MessageUnreceived;
       item.rank = r;
-      item.op = u.op;
+      item.op = globalOf(u.src(), u.op);
       item.time = u.time;
       res_.stuck.push_back(item);
     }
@@ -871,20 +1084,21 @@ void EventEngine::extractCriticalPath() {
   while (cur != NoAct) {
     PathStep st;
     st.via = actVia_[cur];
-    const bool isMsg = cur >= numOps_;
-    const uint32_t g = isMsg ? static_cast<uint32_t>(cur - numOps_) : cur;
-    const uint32_t opRank = s_.rankOf(g);
-    const OpKind k = ops_[g].kind;
+    const bool isMsg = cur >= space_;
+    const uint32_t ref = isMsg ? cur - space_ : cur;
+    const uint32_t opRank = rankOfRef(ref);
+    const uint8_t *r = rec(opRank, ref);
+    const OpKind k = kindOf(r);
     const int64_t start = static_cast<int64_t>(actStart_[cur]);
-    st.op = g;
+    st.op = globalOf(opRank, ref);
     st.start = static_cast<uint64_t>(start);
     st.end = static_cast<uint64_t>(end);
     phases.clear();
     auto add = [&](Category c, uint64_t v) { phases.push_back({c, static_cast<int64_t>(v)}); };
     if (isMsg || k == OpKind::Send) {
-      const uint32_t dst = ops_[g].peer;
-      PairCost pc = pairCost(opRank, dst, g);
-      const uint64_t raw = ops_[g].size;
+      const uint32_t dst = peerOf(r);
+      PairCost pc = pairCost(opRank, dst, ref);
+      const uint64_t raw = sizeOf(r);
       const uint64_t bytes = atlahs ? std::max<uint64_t>(raw, 1) : raw;
       const uint64_t cG = pc.G.forMessage(bytes), cO = p_.O.forMessage(bytes);
       if (isMsg) {
@@ -922,15 +1136,15 @@ void EventEngine::extractCriticalPath() {
     } else if (k == OpKind::Calc) {
       st.kind = StepKind::Calc;
       st.rank = opRank;
-      add(Category::Computation, ops_[g].size);
+      add(Category::Computation, sizeOf(r));
     } else {
       // A recv matched from the unexpected queue: free in LogGOPSim (its message paid
       // on arrival); in ATLAHS it pays g and o here.
       st.kind = StepKind::Recv;
       st.rank = opRank;
-      st.peer = ops_[g].peer;
+      st.peer = peerOf(r);
       if (atlahs) {
-        const uint64_t bytes = std::max<uint64_t>(ops_[g].size, 1);
+        const uint64_t bytes = std::max<uint64_t>(sizeOf(r), 1);
         add(Category::Gap, p_.g);
         if (via != Via::Nic)
           add(Category::Overhead, p_.o + p_.O.forMessage(bytes));
@@ -979,62 +1193,34 @@ SimResult EventEngine::run() {
   res_.numCpus = C_;
   res_.numNics = N_;
   recording_ = opt_.criticalPath || opt_.trace;
-  if (opt_.criticalPath && numOps_ >= 0x7FFFFFFFull)
-    recording_ = opt_.trace != nullptr;   // activity ids would not fit; no path
+  wideCpu_ = C_ > 0xFF;
+  wideNic_ = N_ > 0xFF;
 
-  // Filled rank by rank, without zeroing first: a rank's records stay in cache while
-  // its dependency counts are added up.
-  ops_.reset(new OpRec[numOps_ + 1]);
-  succBase_ = numOps_ ? s_.successorsRaw(0).data() : nullptr;
-  uint32_t succAt = 0;
-  for (uint32_t r = 0; r < P_; ++r) {
-    const uint32_t base = s_.rankBegin(r), end = base + s_.numOps(r);
-    for (uint32_t g = base; g < end; ++g)
-      ops_[g].remaining = 0;
-    for (uint32_t g = base; g < end; ++g) {
-      OpRec &o = ops_[g];
-      o.size = s_.size(g);
-      o.peer = s_.peer(g);
-      o.tag = s_.tag(g);
-      o.succBegin = succAt;
-      o.cpu = static_cast<uint16_t>(s_.cpu(g));
-      o.nic = static_cast<uint16_t>(s_.nic(g));
-      o.kind = s_.kind(g);
-      o.state = OpState::Waiting;
-      uint8_t irequires = 0;
-      llvm::ArrayRef<uint32_t> succ = s_.successorsRaw(g);
-      for (uint32_t raw : succ) {
-        irequires |= (raw & Schedule::IRequiresBit) != 0;
-        ++ops_[base + (raw & ~Schedule::IRequiresBit)].remaining;
-      }
-      o.hasIRequires = irequires;
-      o.numSucc = static_cast<uint8_t>(std::min<size_t>(succ.size(), OpRec::ManySucc));
-      succAt += static_cast<uint32_t>(succ.size());
-    }
-  }
-  ops_[numOps_] = OpRec{};
-  ops_[numOps_].succBegin = succAt;
-  nexto_.assign(size_t(P_) * C_, 0);
-  nextgs_.assign(size_t(P_) * N_, 0);
-  nextgr_.assign(size_t(P_) * N_, 0);
+  layOutReferences();
+  state_.reset(space_);
+  clocks_.assign(size_t(P_) * clockStride_, 0);
+  clk_ = clocks_.data();
+  rk_ = ranks_.data();
   freed_.reserve(64);
   carried_.reserve(64);
   scratch_.reserve(64);
   if (opt_.engine == sim::Engine::Atlahs) {
-    depStart_.assign(numOps_, 0);
-    depPred_.assign(numOps_, NoAct);
+    depStart_.reset(space_);
+    depPred_.reset(space_);
   }
   if (recording_) {
-    actStart_.assign(2 * numOps_, 0);
-    actPred_.assign(2 * numOps_, NoAct);
-    actVia_.assign(2 * numOps_, Via::Start);
+    actStart_.assign(2 * size_t(space_), 0);
+    actPred_.assign(2 * size_t(space_), NoAct);
+    actVia_.assign(2 * size_t(space_), Via::Start);
     ownO_.assign(size_t(P_) * C_, NoAct);
     ownGs_.assign(size_t(P_) * N_, NoAct);
     ownGr_.assign(size_t(P_) * N_, NoAct);
     if (opt_.trace)
-      traceMsg_.assign(numOps_, 0);
+      traceMsg_.assign(space_, 0);
   }
 
+  if (opt_.progress)
+    nextReport_ = ProgressEvery;
   auto t0 = std::chrono::steady_clock::now();
   if (opt_.engine == sim::Engine::Atlahs) {
     if (recording_)
@@ -1051,12 +1237,14 @@ SimResult EventEngine::run() {
   res_.events = seq_;
   res_.atlahsAverageFct = fctSum_ / static_cast<double>(res_.messages);
 
-  res_.cpuFinish = nexto_;
+  res_.cpuFinish.assign(size_t(P_) * C_, 0);
   res_.hostFinish.assign(P_, 0);
   for (uint32_t r = 0; r < P_; ++r) {
     uint64_t m = 0;
-    for (uint32_t c = 0; c < C_; ++c)
+    for (uint32_t c = 0; c < C_; ++c) {
+      res_.cpuFinish[size_t(r) * C_ + c] = cpuClock(r, c);
       m = std::max(m, cpuClock(r, c));
+    }
     res_.hostFinish[r] = m;
     if (m > res_.makespan) {
       res_.makespan = m;
@@ -1073,8 +1261,12 @@ SimResult EventEngine::run() {
 } // namespace
 
 SimResult simulate(const Schedule &s, const SimOptions &opts) {
-  EventEngine e(s, opts);
-  return e.run();
+  // The engine reads packed op records: a mapped binary GOAL file as it is, any other
+  // schedule from a packed copy.
+  if (s.isPacked())
+    return EventEngine(s, opts).run();
+  Schedule packed = s.packedCopy();
+  return EventEngine(packed, opts).run();
 }
 
 } // namespace infracc::sim

@@ -20,6 +20,7 @@
 #include <vector>
 
 namespace infracc {
+class Progress;
 class Schedule;
 }
 
@@ -36,6 +37,9 @@ struct SimOptions {
   SimTrace *trace = nullptr;
   /// Record what is needed to extract the critical path (SimResult::criticalPath).
   bool criticalPath = false;
+  /// Shown while the simulation runs: ops done of all, events per second, simulated
+  /// time (checked every 65536 events; nothing at all is done per event without one).
+  Progress *progress = nullptr;
 };
 
 /// Time categories of the critical path (docs/sim.md defines them).
@@ -126,8 +130,12 @@ struct SimResult {
   bool finished() const { return stuck.empty() && !aborted; }
 };
 
-/// Checks that the schedule can be simulated (only send/recv/calc, peers in range);
-/// the message names the first offending op.
+/// The most operations the engine handles: it names ops with 31 bits, which keeps an
+/// event queue entry at 16 bytes.
+inline constexpr uint64_t MaxSimOps = 0x7FFFFFFF;
+
+/// Checks that the schedule can be simulated (only send/recv/calc, peers in range, at
+/// most MaxSimOps operations); the message names the first offending op.
 llvm::Error checkSimulatable(const Schedule &s);
 
 /// Runs the simulation. The schedule must pass checkSimulatable.

@@ -37,7 +37,7 @@ Read readBinary(const std::string &bytes, const std::string &name = "x.bin") {
   llvm::raw_string_ostream os(r.diags);
   DiagEngine diags(os);
   auto buf = llvm::MemoryBuffer::getMemBufferCopy(bytes, name);
-  r.schedule = goal::readBinaryGoal(diags, *buf);
+  r.schedule = goal::readBinaryGoal(diags, std::move(buf));
   os.flush();
   return r;
 }

@@ -48,7 +48,7 @@ TEST(GoalScale, RingAllreduceOf338688Ops) {
   // Binary and back.
   std::string bin = toBinary(s);
   auto buf = llvm::MemoryBuffer::getMemBuffer(bin, "ring.bin", false);
-  std::optional<Schedule> back = goal::readBinaryGoal(diags, *buf);
+  std::optional<Schedule> back = goal::readBinaryGoal(diags, std::move(buf));
   ASSERT_TRUE(back);
   EXPECT_EQ(back->numOps(), s.numOps());
   EXPECT_EQ(toBinary(*back), bin);

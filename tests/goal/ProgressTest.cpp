@@ -22,6 +22,23 @@ TEST(Progress, RendersBarPercentAndRate) {
   EXPECT_EQ(ops.render(1500, 3.0), "simulating 1500, 500 events/s");
 }
 
+TEST(Progress, DetailReplacesTheRate) {
+  std::string sink;
+  llvm::raw_string_ostream os(sink);
+  {
+    Progress p("simulating", 100, "ops", true, os);
+    p.setInterval(std::chrono::milliseconds(0));
+    EXPECT_EQ(p.render(50, 2.0, "1.0 M events/s, simulated time 7 ns"),
+              "simulating [###############               ]  50% 50 of 100, 1.0 M events/s, "
+              "simulated time 7 ns");
+    p.update(40, [](double) { return std::string("simulated time 3 ns"); });
+    p.finish([](double) { return std::string("simulated time 9 ns"); });
+  }
+  os.flush();
+  EXPECT_NE(sink.find("40 of 100, simulated time 3 ns"), std::string::npos);
+  EXPECT_NE(sink.find("simulated time 9 ns"), std::string::npos);
+}
+
 TEST(Progress, DrawsOnOneLineAndEndsIt) {
   std::string sink;
   llvm::raw_string_ostream os(sink);

@@ -78,49 +78,76 @@ TEST(Schedule, LabelsAreKeptCompactly) {
   EXPECT_EQ(s.opName(6), "#0");
 }
 
-TEST(Schedule, BulkRanksMatchTheOpByOpBuilder) {
-  // The same rank through addOp/addDependency and through appendRank/commitRank.
-  ScheduleBuilder a(1);
+TEST(Schedule, PackedCopyMatchesTheOwnedSchedule) {
+  // Every accessor, by global index and through RankOps, on both storages; nic 300
+  // does not fit a record's byte and is kept beside the records.
+  ScheduleBuilder a(3);
   a.beginRank(0);
-  a.addOp(OpKind::Send, 0, 8, 3, 2, 1);
+  a.addOp(OpKind::Send, 2, 8, 3, 2, 1);
   a.addOp(OpKind::Recv, AnySource, 8, AnyTag, 0, 300);
   a.addCalc(5, 7);
   a.addDependency(2, 0, DepKind::IRequires);
   a.addDependency(1, 0, DepKind::Requires);
   a.addDependency(2, 1, DepKind::Requires);
   a.endRank();
+  a.beginRank(2);
+  a.addOp(OpKind::Recv, 0, 8, 3, 0, 0);
+  a.addCalc(1);
+  a.addDependency(1, 0, DepKind::Requires);
+  a.endRank();
   Schedule sa = a.finish();
-
-  ScheduleBuilder b(1);
-  ScheduleBuilder::RankArrays r = b.appendRank(0, 3, 3);
-  OpKind kinds[] = {OpKind::Send, OpKind::Recv, OpKind::Calc};
-  uint32_t peers[] = {0, AnySource, 0}, tags[] = {3, AnyTag, 0}, counts[] = {2, 1, 0};
-  uint64_t sizes[] = {8, 8, 5};
-  uint16_t cpus[] = {2, 0, 7}, nics[] = {1, 300, 0};
-  for (int i = 0; i < 3; ++i) {
-    r.kind[i] = kinds[i];
-    r.peer[i] = peers[i];
-    r.size[i] = sizes[i];
-    r.tag[i] = tags[i];
-    r.cpu[i] = cpus[i];
-    r.nic[i] = nics[i];
-    r.succCount[i] = counts[i];
-  }
-  r.succ[0] = 1;
-  r.succ[1] = 2 | Schedule::IRequiresBit;
-  r.succ[2] = 2;
-  b.commitRank();
-  Schedule sb = b.finish();
+  Schedule sb = sa.packedCopy();
+  EXPECT_FALSE(sa.isPacked());
+  ASSERT_TRUE(sb.isPacked());
   ASSERT_EQ(sb.numOps(), sa.numOps());
-  for (uint32_t g = 0; g < 3; ++g) {
+  ASSERT_EQ(sb.numRanks(), 3u);
+  EXPECT_EQ(sb.numOps(1), 0u);
+  EXPECT_EQ(sb.numDependencies(), 4u);
+  for (uint32_t g = 0; g < 5; ++g) {
     EXPECT_EQ(sb.kind(g), sa.kind(g));
     EXPECT_EQ(sb.peer(g), sa.peer(g));
+    EXPECT_EQ(sb.size(g), sa.size(g));
     EXPECT_EQ(sb.tag(g), sa.tag(g));
     EXPECT_EQ(sb.cpu(g), sa.cpu(g));
     EXPECT_EQ(sb.nic(g), sa.nic(g));
+    EXPECT_EQ(sb.rankOf(g), sa.rankOf(g));
     EXPECT_EQ(sb.successorsRaw(g).vec(), sa.successorsRaw(g).vec());
   }
+  for (uint32_t r = 0; r < 3; ++r) {
+    RankOps pa = sa.ops(r), pb = sb.ops(r);
+    ASSERT_EQ(pb.size(), pa.size());
+    for (uint32_t i = 0; i < pa.size(); ++i) {
+      EXPECT_EQ(pb.globalIndex(i), pa.globalIndex(i));
+      EXPECT_EQ(pb.kind(i), pa.kind(i));
+      EXPECT_EQ(pb.peer(i), pa.peer(i));
+      EXPECT_EQ(pb.opSize(i), pa.opSize(i));
+      EXPECT_EQ(pb.tag(i), pa.tag(i));
+      EXPECT_EQ(pb.cpu(i), pa.cpu(i));
+      EXPECT_EQ(pb.nic(i), pa.nic(i));
+      EXPECT_EQ(pb.successorsRaw(i).vec(), pa.successorsRaw(i).vec());
+    }
+  }
   EXPECT_EQ(sa.successorsRaw(0).vec(), (std::vector<uint32_t>{1, 2 | Schedule::IRequiresBit}));
+  EXPECT_EQ(sb.successorKind(0, 1), DepKind::IRequires);
+  EXPECT_EQ(sb.successor(0, 1), 2u);
+  EXPECT_EQ(sb.nic(1), 300u);
   EXPECT_EQ(sb.maxCpu(), 7u);
   EXPECT_EQ(sb.maxNic(), 300u);
+}
+
+TEST(Schedule, PackedRankLookupSkipsEmptyRanks) {
+  // More ops than one lookup chunk (256), with runs of empty ranks between: rankOf by
+  // table and binary search must agree with the owned schedule's binary search.
+  ScheduleBuilder b(1000);
+  for (uint32_t r = 0; r < 1000; r += (r % 7 == 0 ? 13 : 1)) {
+    b.beginRank(r);
+    for (uint32_t i = 0; i < r % 5; ++i)
+      b.addCalc(i);
+    b.endRank();
+  }
+  Schedule owned = b.finish();
+  Schedule packed = owned.packedCopy();
+  ASSERT_GT(owned.numOps(), 256u);
+  for (uint32_t g = 0; g < owned.numOps(); ++g)
+    ASSERT_EQ(packed.rankOf(g), owned.rankOf(g)) << g;
 }

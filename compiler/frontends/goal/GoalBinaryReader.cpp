@@ -21,33 +21,37 @@ constexpr size_t PrefetchBytes = 1024;
 
 class BinaryReader {
 public:
-  BinaryReader(DiagEngine &diags, const llvm::MemoryBuffer &buffer, Progress *progress)
-      : diags_(diags), buffer_(buffer), progress_(progress),
-        d_(reinterpret_cast<const uint8_t *>(buffer.getBufferStart())),
-        size_(buffer.getBufferSize()), released_(buffer.getBufferStart()) {}
+  BinaryReader(DiagEngine &diags, std::shared_ptr<const llvm::MemoryBuffer> buffer,
+               Progress *progress)
+      : diags_(diags), buffer_(std::move(buffer)), progress_(progress),
+        d_(reinterpret_cast<const uint8_t *>(buffer_->getBufferStart())),
+        size_(buffer_->getBufferSize()), released_(buffer_->getBufferStart()),
+        release_(releaseWhileChecking(*buffer_)) {}
 
   std::optional<Schedule> read();
 
 private:
   bool fail(uint64_t offset, const llvm::Twine &msg) {
-    diags_.error((buffer_.getBufferIdentifier() + ":offset " + llvm::Twine(offset)).str(), msg);
+    diags_.error((buffer_->getBufferIdentifier() + ":offset " + llvm::Twine(offset)).str(), msg);
     return false;
   }
   uint32_t u32(uint64_t at) const { return read32le(d_ + at); }
   uint64_t u64(uint64_t at) const { return read64le(d_ + at); }
   bool checkLayout();
-  bool readRank(uint32_t r, ScheduleBuilder &b);
+  bool checkRank(uint32_t r);
 
   DiagEngine &diags_;
-  const llvm::MemoryBuffer &buffer_;
+  std::shared_ptr<const llvm::MemoryBuffer> buffer_;
   Progress *progress_;
   const uint8_t *d_;
   uint64_t size_;
   const char *released_;
+  bool release_;
   uint32_t numRanks_ = 0;
   uint64_t totalOps_ = 0, totalDeps_ = 0;
   uint32_t maxCpu_ = 0, maxNic_ = 0;
   std::vector<uint32_t> indegree_;
+  std::vector<Schedule::PackedRank> ranks_;
 };
 
 // Checks the header, the jump table and each rank's sizes before anything is built,
@@ -75,6 +79,7 @@ bool BinaryReader::checkLayout() {
                            " ranks need a table up to offset " + llvm::Twine(tableEnd) +
                            ", but the file has " + llvm::Twine(size_) + " bytes");
   uint64_t expected = bin::firstRankStart(numRanks_);
+  uint64_t nextRelease = uint64_t(16) << 20;
   for (uint32_t r = 0; r < numRanks_; ++r) {
     uint64_t entry = bin::JumpTableAt + bin::JumpEntrySize * uint64_t(r);
     uint64_t start = u64(entry), end = u64(entry + 8);
@@ -103,18 +108,23 @@ bool BinaryReader::checkLayout() {
     totalOps_ += nodes;
     totalDeps_ += (have - need) / 4;
     expected = end;
+    if (release_ && start >= nextRelease) {   // every rank's header is on another page
+      releaseConsumed(*buffer_, released_, reinterpret_cast<const char *>(d_ + at));
+      nextRelease = start + (uint64_t(16) << 20);
+    }
   }
+  released_ = buffer_->getBufferStart();
   if (bin::OffsetBase + expected != size_)
     return fail(bin::OffsetBase + expected,
                 llvm::Twine(size_ - bin::OffsetBase - expected) +
                     " bytes follow the data of the last rank; the file is inconsistent");
-  if (totalOps_ > 0xFFFFFFFFull || totalDeps_ > 0xFFFFFFFFull)
-    return fail(bin::JumpTableAt, "the schedule has more than 4294967295 operations or "
-                                  "dependencies, which infracc cannot hold");
+  if (totalOps_ > 0xFFFFFFFFull)
+    return fail(bin::JumpTableAt, "the schedule has more than 4294967295 operations, which "
+                                  "infracc cannot hold");
   return true;
 }
 
-bool BinaryReader::readRank(uint32_t r, ScheduleBuilder &b) {
+bool BinaryReader::checkRank(uint32_t r) {
   uint64_t base = bin::OffsetBase + u64(bin::JumpTableAt + bin::JumpEntrySize * uint64_t(r));
   uint64_t end = bin::OffsetBase + u64(bin::JumpTableAt + bin::JumpEntrySize * uint64_t(r) + 8);
   uint32_t n = u32(base), roots = u32(base + 4);
@@ -126,11 +136,11 @@ bool BinaryReader::readRank(uint32_t r, ScheduleBuilder &b) {
     return "rank " + std::to_string(r) + " operation " + std::to_string(i);
   };
 
-  ScheduleBuilder::RankArrays a = b.appendRank(r, n, static_cast<uint32_t>(appSize));
-  b.setRecordsAt(nodesAt);
+  ranks_[r] = {d_ + nodesAt, d_ + appAt, d_ + rootsAt, n, roots};
   indegree_.assign(n, 0);
   uint64_t running = 0;
   const uint8_t *app = d_ + appAt;
+  uint8_t maxCpu = 0, maxNic = 0;
   for (uint32_t i = 0; i < n; ++i) {
     uint64_t at = nodesAt + bin::NodeSize * uint64_t(i);
     const uint8_t *rec = d_ + at;
@@ -163,16 +173,8 @@ bool BinaryReader::readRank(uint32_t r, ScheduleBuilder &b) {
       return fail(at + bin::node::NumSucc,
                   where(i) + ": its successor lists run past the end of the rank's appendix (" +
                       llvm::Twine(appSize) + " entries)");
-    a.kind[i] = kind;
-    a.peer[i] = peer;
-    a.size[i] = read64le(rec + bin::node::Size);
-    a.tag[i] = read32le(rec + bin::node::Tag);
-    uint8_t cpu = rec[bin::node::Cpu], nic = rec[bin::node::Nic];
-    a.cpu[i] = cpu;
-    a.nic[i] = nic;
-    maxCpu_ = std::max<uint32_t>(maxCpu_, cpu);
-    maxNic_ = std::max<uint32_t>(maxNic_, nic);
-    a.succCount[i] = static_cast<uint32_t>(total);
+    maxCpu = std::max(maxCpu, rec[bin::node::Cpu]);
+    maxNic = std::max(maxNic, rec[bin::node::Nic]);
     for (uint64_t k = running; k < running + total; ++k) {
       uint32_t s = read32le(app + 4 * k);
       if (s >= n)
@@ -180,16 +182,18 @@ bool BinaryReader::readRank(uint32_t r, ScheduleBuilder &b) {
                                        " is not an operation of the rank (it has " +
                                        llvm::Twine(n) + ")");
       ++indegree_[s];
-      a.succ[k] = k < running + numSucc ? s : s | Schedule::IRequiresBit;
     }
     running += total;
   }
+  maxCpu_ = std::max<uint32_t>(maxCpu_, maxCpu);
+  maxNic_ = std::max<uint32_t>(maxNic_, maxNic);
   if (running != appSize)
     return fail(appAt + 4 * running, "rank " + llvm::Twine(r) + "'s appendix has " +
                                          llvm::Twine(appSize) +
                                          " entries, but its operations' successor lists use " +
                                          llvm::Twine(running));
-  // dep_count and the root list must agree with the edges: LogGOPSim trusts them.
+  // dep_count and the root list must agree with the edges: LogGOPSim trusts them, and
+  // so does the simulator.
   uint32_t k = 0;
   for (uint32_t i = 0; i < n; ++i) {
     uint64_t at = nodesAt + bin::NodeSize * uint64_t(i);
@@ -211,26 +215,26 @@ bool BinaryReader::readRank(uint32_t r, ScheduleBuilder &b) {
                                                llvm::Twine(roots) + " entries, but " +
                                                llvm::Twine(k) +
                                                " operations have no dependencies");
-  b.commitRank();
   return true;
 }
 
 std::optional<Schedule> BinaryReader::read() {
   if (!checkLayout())
     return std::nullopt;
-  ScheduleBuilder b(numRanks_);
-  b.reserve(totalOps_, totalDeps_);
-  b.setRecordLayout(buffer_.getBufferIdentifier(), bin::NodeSize);
-  const char *text = buffer_.getBufferStart();
+  ranks_.resize(numRanks_);
+  const char *text = buffer_->getBufferStart();
   uint64_t nextMark = uint64_t(16) << 20;
   for (uint32_t r = 0; r < numRanks_; ++r) {
-    if (!readRank(r, b))
+    if (!checkRank(r))
       return std::nullopt;
     uint64_t done = bin::OffsetBase + u64(bin::JumpTableAt + bin::JumpEntrySize * uint64_t(r) + 8);
     if (done >= nextMark) {
       if (progress_)
         progress_->update(done);
-      releaseConsumed(buffer_, released_, text + done);
+      // Checked records are read again later, in simulation order: until then they
+      // need not stay resident.
+      if (release_)
+        releaseConsumed(*buffer_, released_, text + done);
       nextMark = done + (uint64_t(16) << 20);
     }
   }
@@ -245,14 +249,16 @@ std::optional<Schedule> BinaryReader::read() {
              llvm::Twine(cpu ? maxCpu_ : maxNic_));
     return std::nullopt;
   }
-  return b.finish();
+  return Schedule::viewPacked(numRanks_, ranks_, maxCpu_, maxNic_, totalDeps_, buffer_,
+                              buffer_->getBufferIdentifier(), d_);
 }
 
 } // namespace
 
-std::optional<Schedule> readBinaryGoal(DiagEngine &diags, const llvm::MemoryBuffer &buffer,
+std::optional<Schedule> readBinaryGoal(DiagEngine &diags,
+                                       std::shared_ptr<const llvm::MemoryBuffer> buffer,
                                        Progress *progress) {
-  return BinaryReader(diags, buffer, progress).read();
+  return BinaryReader(diags, std::move(buffer), progress).read();
 }
 
 } // namespace infracc::goal

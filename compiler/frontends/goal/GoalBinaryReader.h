@@ -1,10 +1,13 @@
 // The binary GOAL reader: checks a .bin file against the layout txt2bin writes
-// (GoalBinaryFormat.h) and builds the Schedule. A truncated or inconsistent file is
-// rejected with `<file>:offset N: error: ...` naming the first bad byte.
+// (GoalBinaryFormat.h) and returns a Schedule that views the file's node records in
+// place (a packed schedule: nothing is copied, the buffer stays mapped as long as the
+// schedule lives). A truncated or inconsistent file is rejected with
+// `<file>:offset N: error: ...` naming the first bad byte.
 #pragma once
 
 #include "ir/Schedule.h"
 
+#include <memory>
 #include <optional>
 
 namespace llvm {
@@ -18,9 +21,10 @@ class Progress;
 
 namespace infracc::goal {
 
-/// Reads the whole buffer (which needs no particular alignment); nullopt after an
-/// error reported through diags.
-std::optional<Schedule> readBinaryGoal(DiagEngine &diags, const llvm::MemoryBuffer &buffer,
+/// Checks the whole buffer (which needs no particular alignment) and returns the
+/// schedule viewing it; nullopt after an error reported through diags.
+std::optional<Schedule> readBinaryGoal(DiagEngine &diags,
+                                       std::shared_ptr<const llvm::MemoryBuffer> buffer,
                                        Progress *progress = nullptr);
 
 } // namespace infracc::goal

@@ -23,7 +23,10 @@ llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> openInput(const std::string 
   return std::move(*buf);
 }
 
-llvm::Error loadText(InputContext &ctx) {
+/// Parses a text input; with `streamTo`, rank by rank (see TextParser::Options).
+llvm::Expected<std::optional<Schedule>>
+parseText(InputContext &ctx,
+          std::function<ScheduleBuilder::RankSink(uint32_t numRanks)> streamTo = nullptr) {
   auto buf = openInput(ctx.path, /*nulTerminated=*/true);
   if (!buf)
     return buf.takeError();
@@ -32,12 +35,31 @@ llvm::Error loadText(InputContext &ctx) {
   Progress progress("reading " + ctx.path, size);
   TextParser::Options opts;
   opts.progress = &progress;
+  opts.streamTo = std::move(streamTo);
   std::optional<Schedule> s = TextParser(ctx.diags, id, Dialect::extended(), opts).parse();
   progress.finish();
+  return s;
+}
+
+llvm::Error loadText(InputContext &ctx) {
+  auto s = parseText(ctx);
   if (!s)
+    return s.takeError();
+  if (!*s)
     return reportedError();
-  ctx.module.jobs.push_back({ctx.path, std::move(*s)});
+  ctx.module.jobs.push_back({ctx.path, std::move(**s)});
   return llvm::Error::success();
+}
+
+std::optional<Schedule>
+streamText(InputContext &ctx,
+           const std::function<InputFormat::RankConsumer(uint32_t numRanks)> &begin) {
+  auto s = parseText(ctx, begin);
+  if (!s) {
+    ctx.diags.error(ctx.path, llvm::toString(s.takeError()));
+    return std::nullopt;
+  }
+  return std::move(*s);
 }
 
 llvm::Error loadBinary(InputContext &ctx) {
@@ -45,7 +67,7 @@ llvm::Error loadBinary(InputContext &ctx) {
   if (!buf)
     return buf.takeError();
   Progress progress("reading " + ctx.path, (*buf)->getBufferSize());
-  std::optional<Schedule> s = readBinaryGoal(ctx.diags, **buf, &progress);
+  std::optional<Schedule> s = readBinaryGoal(ctx.diags, std::move(*buf), &progress);
   progress.finish();
   if (!s)
     return reportedError();
@@ -82,7 +104,8 @@ RegisterInputFormat textFormat({.name = "goal",
                                 .extensions = {".goal"},
                                 .role = InputRole::Workload,
                                 .sniff = sniffText,
-                                .load = loadText});
+                                .load = loadText,
+                                .stream = streamText});
 
 RegisterInputFormat binaryFormat({.name = "goal-bin",
                                   .description = "GOAL schedule, binary (as written by txt2bin)",

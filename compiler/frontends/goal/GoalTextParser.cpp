@@ -65,8 +65,9 @@ inline bool numericLabel(llvm::StringRef label, uint32_t &n) {
   return true;
 }
 
-// How often the progress bar and the release of consumed input are updated.
-constexpr size_t MarkStride = size_t(16) << 20;
+// How often the progress bar and the release of consumed input are updated (often
+// enough that streaming conversion keeps a few MB of the input resident).
+constexpr size_t MarkStride = size_t(2) << 20;
 
 // What was found where something else was expected, for messages.
 std::string describe(const char *p, const char *end) {
@@ -188,9 +189,13 @@ std::optional<Schedule> TextParser::parse() {
   builder_.emplace(numRanks_, opts_.keepLabels);
   if (opts_.keepSourceLocs)
     builder_->keepSourceLocs();
-  // Untouched reserved memory is not resident; this only saves regrowing copies.
-  uint64_t size = uint64_t(end_ - begin_);
-  builder_->reserve(size / 16, size / 16);
+  if (opts_.streamTo) {
+    builder_->streamTo(opts_.streamTo(numRanks_));
+  } else {
+    // Untouched reserved memory is not resident; this only saves regrowing copies.
+    uint64_t size = uint64_t(end_ - begin_);
+    builder_->reserve(size / 16, size / 16);
+  }
   parseDeclarations();
   parseRankBlocks();
   if (stop() && p_ != end_)

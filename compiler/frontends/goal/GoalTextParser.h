@@ -88,6 +88,11 @@ public:
     bool keepLabels = true;       // keep labels in the Schedule for later messages
     bool keepSourceLocs = true;   // keep each op's file:line:col for later messages
     Progress *progress = nullptr; // advanced as the buffer is consumed
+    /// Streaming: called with num_ranks once the header is read; every rank then goes
+    /// to the sink it returns as soon as its block is read (while no error has been
+    /// found), and parse() returns a schedule with the ranks' sizes, maxCpu and maxNic
+    /// but no ops (ScheduleBuilder::streamTo).
+    std::function<ScheduleBuilder::RankSink(uint32_t numRanks)> streamTo;
   };
 
   /// `bufferId` is a buffer registered with diags (DiagEngine::addBuffer); it must be

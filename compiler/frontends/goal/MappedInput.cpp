@@ -31,4 +31,14 @@ void releaseConsumed(const llvm::MemoryBuffer &buffer, const char *&released, co
 #endif
 }
 
+bool releaseWhileChecking(const llvm::MemoryBuffer &buffer) {
+#ifdef INFRACC_HAVE_MADVISE
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 && buffer.getBufferSize() > uint64_t(pages) * uint64_t(page) / 4;
+#else
+  (void)buffer;
+  return false;
+#endif
+}
+
 } // namespace infracc::goal

@@ -12,4 +12,10 @@ namespace infracc::goal {
 /// dropping pages would destroy the contents.
 void releaseConsumed(const llvm::MemoryBuffer &buffer, const char *&released, const char *upTo);
 
+/// Whether a mapped input that is read again later (a binary schedule: the verifier and
+/// the simulator read it after the reader) should still be released as it is checked:
+/// only when it is large next to the machine's memory (over a quarter of it). Smaller
+/// files stay mapped, which saves mapping their pages twice.
+bool releaseWhileChecking(const llvm::MemoryBuffer &buffer);
+
 } // namespace infracc::goal
