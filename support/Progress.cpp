@@ -41,6 +41,8 @@ std::string Progress::render(uint64_t done, double seconds, llvm::StringRef deta
     os << amount(done, bytes);
   }
   if (!detail.empty()) {
+    if (!bytes)   // the rate named the unit; the detail does not
+      os << " " << unit_;
     os << ", " << detail;
   } else if (seconds > 0) {
     double rate = double(done) / seconds;

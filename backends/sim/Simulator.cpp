@@ -426,7 +426,6 @@ private:
   PodBuffer<Carried> carried_;
   PodBuffer<uint32_t> scratch_, roots_;
   uint64_t seq_ = 0;
-  uint64_t lastTime_ = 0;   // simulated time of the last progress report
   SimResult res_;
 
   // ATLAHS carried start times (per reference; the activity stored plus one).
@@ -565,23 +564,24 @@ template <bool Rec, bool Atlahs> void EventEngine::runEngine() {
         reportProgress(0);
     }
   }
+  uint64_t now = 0;   // the last event's simulated time, for the final report
   while (!heap.empty() && !res_.aborted) {
     Event e = heap.pop();
+    now = e.time;
     if constexpr (Atlahs)
       numTouched_ = 0;
     else
       prefetchAhead(heap);
     process<Rec, Atlahs>(heap, e);
     if (seq_ >= nextReport_) [[unlikely]]
-      reportProgress(e.time);
+      reportProgress(now);
   }
   if (opt_.progress)
-    reportProgress(lastTime_, /*last=*/true);
+    reportProgress(now, /*last=*/true);
 }
 
 void EventEngine::reportProgress(uint64_t now, bool last) {
   nextReport_ = seq_ + ProgressEvery;
-  lastTime_ = now;
   auto detail = [&](double seconds) {
     return fmt::format("{:.1f} M events/s, simulated time {} ns",
                        seconds > 0 ? double(seq_) / seconds / 1e6 : 0.0, now);

@@ -29,13 +29,13 @@ TEST(Progress, DetailReplacesTheRate) {
     Progress p("simulating", 100, "ops", true, os);
     p.setInterval(std::chrono::milliseconds(0));
     EXPECT_EQ(p.render(50, 2.0, "1.0 M events/s, simulated time 7 ns"),
-              "simulating [###############               ]  50% 50 of 100, 1.0 M events/s, "
+              "simulating [###############               ]  50% 50 of 100 ops, 1.0 M events/s, "
               "simulated time 7 ns");
     p.update(40, [](double) { return std::string("simulated time 3 ns"); });
     p.finish([](double) { return std::string("simulated time 9 ns"); });
   }
   os.flush();
-  EXPECT_NE(sink.find("40 of 100, simulated time 3 ns"), std::string::npos);
+  EXPECT_NE(sink.find("40 of 100 ops, simulated time 3 ns"), std::string::npos);
   EXPECT_NE(sink.find("simulated time 9 ns"), std::string::npos);
 }
 
@@ -82,4 +82,9 @@ TEST(Progress, OffWhenStderrIsNotATerminal) {
   EXPECT_EQ(r.status, 0);
   EXPECT_EQ(r.err, "");
   EXPECT_EQ(r.out, "num_ranks 1\n\nrank 0 {\nl1: calc 5\n}\n");
+  // Nor while simulating.
+  r = infracc::test::runInfracc({dir + "/x.goal", "-emit=sim", "-progress"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(r.out.find("Host 0: 5\n"), std::string::npos);
 }
