@@ -25,6 +25,27 @@ cl::opt<bool> AllowUnmatched("allow-unmatched",
                                       "warnings instead of errors (default: errors)"),
                              cl::cat(opts::passCategory()));
 
+/// Kahn's algorithm over one rank's dependencies: `order` gets the ops a topological
+/// order takes, and `indegree` stays above 0 on the ops on or behind a cycle. True
+/// when every op is taken (the rank has no cycle).
+bool topologicalOrder(const RankOps &ops, std::vector<uint32_t> &indegree,
+                      std::vector<uint32_t> &order) {
+  const uint32_t n = ops.size();
+  indegree.assign(n, 0);
+  for (uint32_t i = 0; i < n; ++i)
+    for (uint32_t raw : ops.successorsRaw(i))
+      ++indegree[raw & ~Schedule::IRequiresBit];
+  order.clear();
+  for (uint32_t i = 0; i < n; ++i)
+    if (indegree[i] == 0)
+      order.push_back(i);
+  for (size_t q = 0; q < order.size(); ++q)
+    for (uint32_t raw : ops.successorsRaw(order[q]))
+      if (--indegree[raw & ~Schedule::IRequiresBit] == 0)
+        order.push_back(raw & ~Schedule::IRequiresBit);
+  return order.size() == n;
+}
+
 // Dinic's maximum flow, for matching the messages left to wildcard operations.
 class MaxFlow {
 public:
@@ -228,19 +249,7 @@ bool Verifier::checkOperands() {
 
 void Verifier::checkCycles(uint32_t r) {
   uint32_t first = s_.rankBegin(r), n = s_.numOps(r);
-  indegree_.assign(n, 0);
-  for (uint32_t i = 0; i < n; ++i)
-    for (uint32_t raw : s_.successorsRaw(first + i))
-      ++indegree_[raw & ~Schedule::IRequiresBit];
-  queue_.clear();
-  for (uint32_t i = 0; i < n; ++i)
-    if (indegree_[i] == 0)
-      queue_.push_back(i);
-  for (size_t q = 0; q < queue_.size(); ++q)
-    for (uint32_t raw : s_.successorsRaw(first + queue_[q]))
-      if (--indegree_[raw & ~Schedule::IRequiresBit] == 0)
-        queue_.push_back(raw & ~Schedule::IRequiresBit);
-  if (queue_.size() == n)
+  if (topologicalOrder(s_.ops(r), indegree_, queue_))
     return;
   // What is left is on a cycle or behind one. A depth-first search over it finds the
   // cycles: a successor still on the stack closes one.
@@ -723,19 +732,7 @@ bool QuietVerification::rank(uint32_t r, uint32_t numRanks, const RankOps &ops) 
   if (forward)
     return true;
   // Some dependency points backwards: a topological order must take every op.
-  indegree_.assign(n, 0);
-  for (uint32_t i = 0; i < n; ++i)
-    for (uint32_t raw : ops.successorsRaw(i))
-      ++indegree_[raw & ~Schedule::IRequiresBit];
-  queue_.clear();
-  for (uint32_t i = 0; i < n; ++i)
-    if (indegree_[i] == 0)
-      queue_.push_back(i);
-  for (size_t q = 0; q < queue_.size(); ++q)
-    for (uint32_t raw : ops.successorsRaw(queue_[q]))
-      if (--indegree_[raw & ~Schedule::IRequiresBit] == 0)
-        queue_.push_back(raw & ~Schedule::IRequiresBit);
-  return queue_.size() == n;
+  return topologicalOrder(ops, indegree_, queue_);
 }
 
 } // namespace infracc
