@@ -102,12 +102,7 @@ Schedule Schedule::viewPacked(uint32_t numRanks, llvm::ArrayRef<PackedRank> rank
                               std::shared_ptr<const void> owner, llvm::StringRef file,
                               const uint8_t *fileStart) {
   assert(ranks.size() == numRanks);
-  Schedule s;
-  s.packed_ = true;
-  s.numRanks_ = numRanks;
-  s.maxCpu_ = maxCpu;
-  s.maxNic_ = maxNic;
-  s.packedDeps_ = numDeps;
+  Schedule s = packedShell(numRanks, maxCpu, maxNic, numDeps);
   s.packedOwner_ = std::move(owner);
   s.packedRanks_.assign(ranks.begin(), ranks.end());
   s.rankBegin_.resize(size_t(numRanks) + 1);
@@ -139,18 +134,24 @@ void Schedule::indexChunks() {
   }
 }
 
-Schedule Schedule::packedCopy() const {
+Schedule Schedule::packedShell(uint32_t numRanks, uint32_t maxCpu, uint32_t maxNic,
+                               uint64_t numDeps) {
   Schedule s;
   s.packed_ = true;
-  s.numRanks_ = numRanks_;
-  s.maxCpu_ = maxCpu_;
-  s.maxNic_ = maxNic_;
+  s.numRanks_ = numRanks;
+  s.maxCpu_ = maxCpu;
+  s.maxNic_ = maxNic;
+  s.packedDeps_ = numDeps;
+  return s;
+}
+
+Schedule Schedule::packedCopy() const {
+  Schedule s = packedShell(numRanks_, maxCpu_, maxNic_, numDependencies());
   s.rankBegin_ = rankBegin_;
   s.sourceBase_ = sourceBase_;
   s.sourceOffset_ = sourceOffset_;
   s.recordFile_ = recordFile_;
   s.recordSize_ = recordSize_;
-  s.packedDeps_ = numDependencies();
   uint64_t n = numOps();
   const uint64_t recordBytes = packed::RecordSize * n;
   // Records, then successor entries, then root lists (each op at most once).

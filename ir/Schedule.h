@@ -306,6 +306,9 @@ private:
   friend class ScheduleBuilder;
   friend class RankOps;
 
+  /// A packed schedule with its sizes set and no ranks yet.
+  static Schedule packedShell(uint32_t numRanks, uint32_t maxCpu, uint32_t maxNic,
+                              uint64_t numDeps);
   void indexChunks();
 
   const uint8_t *record(uint32_t g) const {
