@@ -2,6 +2,8 @@
 
 #include "ir/Kernels.h"
 #include "support/Diagnostics.h"
+#include "support/InputFile.h"
+#include "support/Limits.h"
 
 #include <llvm/Support/Endian.h>
 
@@ -100,10 +102,12 @@ void packed::writeRecord(uint8_t *rec, OpKind kind, uint32_t peer, uint64_t size
 Schedule Schedule::viewPacked(uint32_t numRanks, llvm::ArrayRef<PackedRank> ranks,
                               uint32_t maxCpu, uint32_t maxNic, uint64_t numDeps,
                               std::shared_ptr<const void> owner, llvm::StringRef file,
-                              const uint8_t *fileStart) {
+                              llvm::ArrayRef<uint8_t> fileBytes) {
   assert(ranks.size() == numRanks);
+  const uint8_t *fileStart = fileBytes.data();
   Schedule s = packedShell(numRanks, maxCpu, maxNic, numDeps);
   s.packedOwner_ = std::move(owner);
+  s.viewedBytes_ = fileBytes;
   s.packedRanks_.assign(ranks.begin(), ranks.end());
   s.rankBegin_.resize(size_t(numRanks) + 1);
   s.recordFile_ = file.str();
@@ -120,6 +124,12 @@ Schedule Schedule::viewPacked(uint32_t numRanks, llvm::ArrayRef<PackedRank> rank
     throw std::length_error("schedule has more than 4294967295 operations");
   s.indexChunks();
   return s;
+}
+
+void Schedule::adviseSimulationAccess() const {
+  if (!viewedBytes_.empty() &&
+      readAheadWouldThrash(viewedBytes_.size(), numRanks_, availableMemory()))
+    adviseRandomAccess(viewedBytes_.data(), viewedBytes_.size());
 }
 
 void Schedule::indexChunks() {

@@ -280,12 +280,18 @@ public:
   /// successor lists following each other, dependency counts and roots matching the
   /// successor lists, cpu/nic at most maxCpu/maxNic): the binary GOAL reader checks all
   /// of that first.
-  /// `file` names the buffer starting at `fileStart` that holds the records: errors
-  /// about an op then name its record's offset in it (recordOffset()).
+  /// `file` names the buffer `fileBytes` that holds the records: errors about an op
+  /// then name its record's offset in it (recordOffset()).
   static Schedule viewPacked(uint32_t numRanks, llvm::ArrayRef<PackedRank> ranks,
                              uint32_t maxCpu, uint32_t maxNic, uint64_t numDeps,
                              std::shared_ptr<const void> owner, llvm::StringRef file,
-                             const uint8_t *fileStart);
+                             llvm::ArrayRef<uint8_t> fileBytes);
+  /// For a view of a mapped file about to be read in simulation order (every rank a
+  /// little at a time): where the read-around windows of all ranks would not fit in
+  /// the memory the process may use (readAheadWouldThrash), asks the system to page
+  /// the file in a page at a time. A 230 MB ring schedule under a 64 MiB limit then
+  /// simulates in seconds instead of thrashing (docs/performance.md).
+  void adviseSimulationAccess() const;
   /// The same schedule as packed records in memory (send, recv and calc only; the
   /// caller checks). cpu and nic indices above 254 are kept beside the records; source
   /// locations are kept, labels are not.
@@ -344,6 +350,7 @@ private:
   std::shared_ptr<const void> packedOwner_;
   uint64_t packedDeps_ = 0;
   uint64_t packedBytes_ = 0;   // of a packed copy's own buffer (a view owns none)
+  llvm::ArrayRef<uint8_t> viewedBytes_;   // the buffer a view reads in place
   bool packed_ = false;
 
   std::vector<CollectiveInfo> collectives_;

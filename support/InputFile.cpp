@@ -108,3 +108,28 @@ std::string readInputHead(llvm::StringRef path, size_t bytes) {
 }
 
 } // namespace infracc
+
+namespace infracc {
+
+bool readAheadWouldThrash(uint64_t bytes, uint64_t streams, uint64_t memory) {
+  constexpr uint64_t window = uint64_t(128) << 10;   // Linux's default read-around
+  if (streams == 0 || bytes / streams < window)
+    return false;
+  return streams > memory / 2 / window;
+}
+
+void adviseRandomAccess(const void *data, size_t size) {
+#if defined(__unix__) || defined(__APPLE__)
+  if (size == 0)
+    return;
+  const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
+  const uintptr_t from = uintptr_t(data) & ~(page - 1);
+  const uintptr_t to = uintptr_t(data) + size;
+  (void)madvise(reinterpret_cast<void *>(from), to - from, MADV_RANDOM);
+#else
+  (void)data;
+  (void)size;
+#endif
+}
+
+} // namespace infracc

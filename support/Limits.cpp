@@ -2,8 +2,13 @@
 #include "support/Options.h"
 
 #include <fmt/format.h>
+#include <llvm/ADT/STLExtras.h>
+#include <llvm/ADT/SmallVector.h>
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/CommandLine.h>
+#include <llvm/Support/MemoryBuffer.h>
+
+#include <algorithm>
 
 #include <unistd.h>
 
@@ -45,17 +50,76 @@ uint64_t physicalMemory() {
   return uint64_t(pages) * uint64_t(page);
 }
 
+// The number a limit file holds; "max" (v2) and v1's page-rounded 2^63 mean no limit.
+std::optional<uint64_t> readLimit(const std::string &file) {
+  auto buf = llvm::MemoryBuffer::getFileAsStream(file);
+  if (!buf)
+    return std::nullopt;
+  uint64_t v = 0;
+  if (llvm::StringRef((*buf)->getBuffer()).trim().getAsInteger(10, v) || v >= (uint64_t(1) << 62))
+    return std::nullopt;
+  return v;
+}
+
 cl::opt<ByteSize> MaxMemory(
     "max-memory", cl::value_desc("bytes"),
     cl::desc("Refuse inputs whose sizes (ranks, fabric nodes and edges, counts in binary "
              "headers) would need more memory than this, before allocating it: a number "
-             "with K, M, G or T (binary; default: the machine's physical memory)"),
+             "with K, M, G or T (binary; default: the machine's physical memory, or the "
+             "memory limit of the process's control group when smaller)"),
     cl::cat(opts::generalCategory()));
 
 } // namespace
 
+std::optional<uint64_t> cgroupMemoryLimit(llvm::StringRef procSelfCgroup, llvm::StringRef root) {
+  std::optional<uint64_t> best;
+  auto consider = [&](const std::string &dir, const char *file) {
+    // The group and each ancestor up to the root: a limit anywhere above applies too.
+    std::string path = dir;
+    while (true) {
+      if (auto v = readLimit(root.str() + path + "/" + file))
+        best = best ? std::min(*best, *v) : *v;
+      if (path.empty() || path == "/")
+        break;
+      size_t cut = path.find_last_of('/');
+      path = cut == std::string::npos ? std::string() : path.substr(0, cut);
+    }
+  };
+  llvm::SmallVector<llvm::StringRef, 16> lines;
+  procSelfCgroup.split(lines, '\n', -1, false);
+  for (llvm::StringRef line : lines) {
+    // hierarchy-id:controllers:path
+    auto [id, rest] = line.split(':');
+    auto [controllers, path] = rest.split(':');
+    (void)id;
+    if (!path.starts_with("/"))
+      continue;
+    if (controllers.empty()) {
+      consider(path.str(), "memory.max");   // cgroup v2
+    } else {
+      llvm::SmallVector<llvm::StringRef, 4> names;
+      controllers.split(names, ',');
+      if (llvm::is_contained(names, "memory"))
+        consider("/memory" + path.str(), "memory.limit_in_bytes");   // cgroup v1
+    }
+  }
+  return best;
+}
+
+uint64_t availableMemory() {
+  static const uint64_t bytes = [] {
+    uint64_t physical = physicalMemory();
+    auto self = llvm::MemoryBuffer::getFileAsStream("/proc/self/cgroup");
+    if (!self)
+      return physical;
+    std::optional<uint64_t> limit = cgroupMemoryLimit((*self)->getBuffer(), "/sys/fs/cgroup");
+    return limit && *limit > 0 ? std::min(physical, *limit) : physical;
+  }();
+  return bytes;
+}
+
 uint64_t maxMemoryBytes() {
-  return MaxMemory.getNumOccurrences() ? MaxMemory.bytes : physicalMemory();
+  return MaxMemory.getNumOccurrences() ? MaxMemory.bytes : availableMemory();
 }
 
 std::string formatBytes(uint64_t bytes) {

@@ -12,8 +12,18 @@
 
 namespace infracc {
 
-/// -max-memory in bytes (default: the machine's physical memory).
+/// -max-memory in bytes (default: availableMemory()).
 uint64_t maxMemoryBytes();
+
+/// The memory this process may use: the machine's physical memory, or the memory limit
+/// of its control group when that is smaller (a container, a batch job under SLURM).
+uint64_t availableMemory();
+
+/// The smallest memory limit on the path of a control group and its ancestors, or
+/// nullopt when none is set. `procSelfCgroup` is the text of /proc/self/cgroup; `root`
+/// is where the hierarchies are mounted (/sys/fs/cgroup): cgroup v2's `0::/path` with
+/// `memory.max`, or v1's memory controller with `memory/<path>/memory.limit_in_bytes`.
+std::optional<uint64_t> cgroupMemoryLimit(llvm::StringRef procSelfCgroup, llvm::StringRef root);
 
 /// nullopt when `count` items of about `bytesEach` bytes fit in -max-memory; else a
 /// message for the caller's located error: "<what> would need about 12.0 GiB

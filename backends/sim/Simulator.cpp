@@ -1263,8 +1263,10 @@ SimResult EventEngine::run() {
 SimResult simulate(const Schedule &s, const SimOptions &opts) {
   // The engine reads packed op records: a mapped binary GOAL file as it is, any other
   // schedule from a packed copy.
-  if (s.isPacked())
+  if (s.isPacked()) {
+    s.adviseSimulationAccess();
     return EventEngine(s, opts).run();
+  }
   Schedule packed = s.packedCopy();
   return EventEngine(packed, opts).run();
 }

@@ -1,8 +1,12 @@
 // -max-memory: sizes read from input are checked before memory is reserved.
 #include "support/Limits.h"
+#include "support/InputFile.h"
 #include "tests/support/TestUtil.h"
 
 #include <gtest/gtest.h>
+#include <llvm/Support/FileSystem.h>
+
+#include <unistd.h>
 
 using namespace infracc;
 using namespace infracc::test;
@@ -85,4 +89,50 @@ TEST(Limits, NumRanksBeyondWhatTheFileCanHoldIsRefusedAtTheHeader) {
   EXPECT_EQ(r.err, dir + "/big.goal:1:11: error: num_ranks is 321048576, but this file of 48 "
                          "bytes has room for at most 6 rank blocks (every rank needs one, e.g. "
                          "'rank 5 {}')\nnum_ranks 321048576\n          ^\n");
+}
+
+TEST(Limits, CgroupV2LimitOfTheGroupOrAnAncestor) {
+  std::string root = makeTempDir("cgroup2");
+  llvm::sys::fs::create_directories(root + "/slurm/job_7/step_0");
+  writeFile(root + "/slurm/job_7/step_0/memory.max", "max\n");
+  writeFile(root + "/slurm/job_7/memory.max", "4294967296\n");
+  writeFile(root + "/slurm/memory.max", "8589934592\n");
+  EXPECT_EQ(cgroupMemoryLimit("0::/slurm/job_7/step_0\n", root), 4294967296ull);
+  EXPECT_EQ(cgroupMemoryLimit("0::/slurm\n", root), 8589934592ull);
+  // No limit anywhere: "max", or no files at all.
+  llvm::sys::fs::create_directories(root + "/free");
+  writeFile(root + "/free/memory.max", "max\n");
+  EXPECT_EQ(cgroupMemoryLimit("0::/free\n", root), std::nullopt);
+  EXPECT_EQ(cgroupMemoryLimit("0::/\n", makeTempDir("empty")), std::nullopt);
+}
+
+TEST(Limits, CgroupV1MemoryController) {
+  std::string root = makeTempDir("cgroup1");
+  llvm::sys::fs::create_directories(root + "/memory/lim");
+  writeFile(root + "/memory/lim/memory.limit_in_bytes", "67108864\n");
+  writeFile(root + "/memory/memory.limit_in_bytes", "9223372036854771712\n");   // unlimited
+  const char *self = "12:pids:/\n4:memory:/lim\n3:cpu,cpuacct:/lim\n0::/\n";
+  EXPECT_EQ(cgroupMemoryLimit(self, root), 67108864ull);
+  EXPECT_EQ(cgroupMemoryLimit("4:cpu,memory:/lim\n", root), 67108864ull);
+  EXPECT_EQ(cgroupMemoryLimit("4:memory:/\n", root), std::nullopt);
+  EXPECT_EQ(cgroupMemoryLimit("garbage\n\n4:memory\n", root), std::nullopt);
+}
+
+TEST(Limits, AvailableMemoryIsAtMostTheMachines) {
+  EXPECT_GT(availableMemory(), 0u);
+  EXPECT_LE(availableMemory(), uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGESIZE)));
+}
+
+TEST(Limits, ReadAroundThrashesOnlyWithLongStreamsThatDoNotFit) {
+  const uint64_t MiB = 1 << 20;
+  // The 8 M-event ring: 1156 ranks of 190 KiB each, 230 MB; its windows (145 MiB) do not
+  // fit in half of 64 MiB, but easily in half of 23 GiB.
+  EXPECT_TRUE(readAheadWouldThrash(229678718, 1156, 64 * MiB));
+  EXPECT_FALSE(readAheadWouldThrash(229678718, 1156, 23 * 1024 * MiB));
+  // 65,536-rank dissemination: 1.4 KiB per rank, so one window serves many ranks.
+  EXPECT_FALSE(readAheadWouldThrash(91750414, 65536, 64 * MiB));
+  EXPECT_FALSE(readAheadWouldThrash(0, 0, 64 * MiB));
+  // Exactly at the edge: 256 streams of 128 KiB windows = 32 MiB = half of 64 MiB.
+  EXPECT_FALSE(readAheadWouldThrash(256 * MiB, 256, 64 * MiB));
+  EXPECT_TRUE(readAheadWouldThrash(257 * MiB, 257, 64 * MiB));
 }

@@ -250,7 +250,7 @@ std::optional<Schedule> BinaryReader::read() {
     return std::nullopt;
   }
   return Schedule::viewPacked(numRanks_, ranks_, maxCpu_, maxNic_, totalDeps_, buffer_,
-                              buffer_->getBufferIdentifier(), d_);
+                              buffer_->getBufferIdentifier(), llvm::ArrayRef(d_, size_));
 }
 
 } // namespace

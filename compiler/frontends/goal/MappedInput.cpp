@@ -1,4 +1,5 @@
 #include "compiler/frontends/goal/MappedInput.h"
+#include "support/Limits.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -33,8 +34,7 @@ void releaseConsumed(const llvm::MemoryBuffer &buffer, const char *&released, co
 
 bool releaseWhileChecking(const llvm::MemoryBuffer &buffer) {
 #ifdef INFRACC_HAVE_MADVISE
-  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  return pages > 0 && page > 0 && buffer.getBufferSize() > uint64_t(pages) * uint64_t(page) / 4;
+  return buffer.getBufferSize() > availableMemory() / 4;
 #else
   (void)buffer;
   return false;
