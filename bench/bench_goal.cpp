@@ -29,6 +29,8 @@
 #include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <functional>
 #include <string>
 
@@ -46,8 +48,13 @@ static cl::opt<unsigned> Iterations("iterations", cl::init(8),
                                     cl::desc("Ring allreduces per rank (default 8: 50.3 M ops "
                                              "with 1024 ranks)"));
 static cl::opt<std::string> Dir("dir", cl::init("/tmp"), cl::desc("Where the files go"));
-static cl::opt<std::string> Txt2bin("txt2bin", cl::init("/work/scratch/lgs-bin/txt2bin"),
-                                    cl::desc("LogGOPSim's txt2bin to compare with ('' to skip)"));
+static std::string fromEnvironment(const char *name) {
+  const char *v = std::getenv(name);
+  return v ? v : "";
+}
+static cl::opt<std::string> Txt2bin("txt2bin", cl::init(fromEnvironment("LGS_TXT2BIN")),
+                                    cl::desc("LogGOPSim's txt2bin to compare with (default "
+                                             "$LGS_TXT2BIN; without it no comparison)"));
 static cl::opt<bool> Keep("keep", cl::desc("Keep the generated files"));
 
 namespace {
@@ -331,12 +338,13 @@ int main(int argc, char **argv) {
   llvm::SmallString<256> infracc(llvm::sys::path::parent_path(argv[0]));
   llvm::sys::path::append(infracc, "infracc");
   std::string e2eBin = Dir + "/bench_goal.e2e.bin";
+  std::optional<ChildResult> e2e;
   if (llvm::sys::fs::exists(infracc)) {
-    ChildResult e2e = runProgram({std::string(infracc), text, "-emit=goal-bin", "-o", e2eBin});
-    line("infracc -emit=goal-bin", e2e.seconds, e2e.cpu, double(textBytes), double(ops));
+    e2e = runProgram({std::string(infracc), text, "-emit=goal-bin", "-o", e2eBin});
+    line("infracc -emit=goal-bin", e2e->seconds, e2e->cpu, double(textBytes), double(ops));
     llvm::outs() << llvm::format("   peak RSS %.1f MB = %.1f B/op%s (parse, verify, write)\n",
-                                 e2e.maxRssKb / 1024.0, e2e.maxRssKb * 1024.0 / double(ops),
-                                 e2e.status ? "  FAILED" : "");
+                                 e2e->maxRssKb / 1024.0, e2e->maxRssKb * 1024.0 / double(ops),
+                                 e2e->status ? "  FAILED" : "");
   }
   if (!Txt2bin.empty() && llvm::sys::fs::exists(Txt2bin)) {
     ChildResult tb = runProgram({Txt2bin, "-i", text, "-o", ref});
@@ -348,6 +356,10 @@ int main(int argc, char **argv) {
     bool same = a && b && (*a)->getBuffer() == (*b)->getBuffer();
     llvm::outs() << "txt2bin output vs -emit=goal-bin: " << (same ? "byte-identical" : "DIFFERENT")
                  << "\n";
+    if (e2e && e2e->cpu > 0 && tb.maxRssKb > 0)
+      llvm::outs() << llvm::format("ratio: infracc -emit=goal-bin takes 1/%.2f of txt2bin's CPU "
+                                   "time at %.1f times its peak RSS\n",
+                                   tb.cpu / e2e->cpu, double(e2e->maxRssKb) / tb.maxRssKb);
   }
   if (!Keep)
     for (const std::string &f : {text, ours, back, ref, e2eBin})

@@ -15,9 +15,12 @@
 //
 //   build/bench_sim [-ranks=1024] [-bytes=1048576] [-iterations=64] [-model=lgs|atlahs]
 //                   [-goal-dir=/tmp/simbench -txt2bin=PATH -loggopsim=PATH]
+// The reference tools default to $LGS_TXT2BIN and $LGS_SIM; without LogGOPSim only
+// infracc's figures are printed, without txt2bin infracc converts the text itself.
 #include "backends/goal/GoalWriter.h"
 #include "backends/sim/Simulator.h"
 #include "backends/sim/ZeroedArray.h"
+#include <cstdlib>
 #include <cstring>
 #include "compiler/frontends/goal/GoalBinaryReader.h"
 #include "ir/Schedule.h"
@@ -54,10 +57,17 @@ static cl::opt<std::string> Model("model", cl::init("lgs"),
                                   cl::desc("lgs or atlahs (default lgs)"));
 static cl::opt<std::string> GoalDir("goal-dir", cl::desc("Write the schedules here as GOAL and "
                                                          "compare with LogGOPSim"));
-static cl::opt<std::string> Txt2bin("txt2bin", cl::init("/work/scratch/lgs-bin/txt2bin"),
-                                    cl::desc("LogGOPSim's txt2bin"));
-static cl::opt<std::string> LogGOPSim("loggopsim", cl::init("/work/scratch/lgs-bin/LogGOPSim"),
-                                      cl::desc("LogGOPSim binary"));
+static std::string fromEnvironment(const char *name) {
+  const char *v = std::getenv(name);
+  return v ? v : "";
+}
+static cl::opt<std::string> Txt2bin("txt2bin", cl::init(fromEnvironment("LGS_TXT2BIN")),
+                                    cl::desc("LogGOPSim's txt2bin to convert with (default "
+                                             "$LGS_TXT2BIN; without it infracc -emit=goal-bin "
+                                             "converts, which writes the same bytes)"));
+static cl::opt<std::string> LogGOPSim("loggopsim", cl::init(fromEnvironment("LGS_SIM")),
+                                      cl::desc("LogGOPSim to compare with (default $LGS_SIM; "
+                                               "without it only infracc's figures)"));
 static cl::opt<std::string> File("file", cl::desc("Time reading, verifying and simulating this "
                                                   "binary GOAL file, phase by phase"));
 static cl::opt<std::string> Infracc("infracc", cl::init(""),
@@ -224,15 +234,19 @@ void bench(const std::string &name, const std::function<Schedule()> &build) {
     llvm::raw_fd_ostream os(goal, ec);
     goal::printText(s, os);
   });
-  ProcessRun conv = runProgram({Txt2bin, "-i", goal, "-o", bin}, GoalDir + "/txt2bin.out");
-  if (conv.status != 0) {
-    std::printf("  (txt2bin failed; no comparison)\n");
-    return;
-  }
   std::string self = Infracc;
   if (self.empty()) {
     std::string exe = llvm::sys::fs::getMainExecutable(nullptr, (void *)&since);
     self = exe.substr(0, exe.rfind('/')) + "/infracc";
+  }
+  ProcessRun conv =
+      Txt2bin.empty()
+          ? runProgram({self, goal, "-emit=goal-bin", "-o", bin}, GoalDir + "/convert.out")
+          : runProgram({Txt2bin, "-i", goal, "-o", bin}, GoalDir + "/txt2bin.out");
+  if (conv.status != 0) {
+    std::printf("  (converting %s to binary failed; see %s)\n", goal.c_str(),
+                (GoalDir + (Txt2bin.empty() ? "/convert.out" : "/txt2bin.out")).c_str());
+    return;
   }
   std::vector<std::string> ours = {self, bin, "-emit=sim"};
   if (Model == "atlahs")
@@ -244,12 +258,18 @@ void bench(const std::string &name, const std::function<Schedule()> &build) {
               cpuSeconds(a.ru), ea / cpuSeconds(a.ru) / 1e6, a.wall, peakMiB(a.ru));
   if (Model != "lgs")
     return;
+  if (LogGOPSim.empty()) {
+    std::printf("  (no LogGOPSim to compare with: set LGS_SIM or -loggopsim=)\n");
+    return;
+  }
   ProcessRun l = runProgram({LogGOPSim, "-f", bin}, GoalDir + "/" + name + ".loggopsim.out");
   uint64_t el = eventsIn(GoalDir + "/" + name + ".loggopsim.out");
   std::printf("  LogGOPSim -f x.bin:     %.3f s CPU = %.2f M events/s (wall %.3f s), peak RSS %.1f "
               "MiB (events %s)\n",
               cpuSeconds(l.ru), el / cpuSeconds(l.ru) / 1e6, l.wall, peakMiB(l.ru),
               el == ea ? "equal" : "DIFFER");
+  std::printf("  ratio: infracc runs in 1/%.2f of LogGOPSim's CPU time at %.0f%% of its peak RSS\n",
+              cpuSeconds(l.ru) / cpuSeconds(a.ru), 100.0 * peakMiB(a.ru) / peakMiB(l.ru));
 }
 
 } // namespace
