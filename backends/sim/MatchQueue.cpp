@@ -18,6 +18,13 @@ void MatchQueues::toHashed(Queue &q) {
   q.aux = Queue::HashedBit | index;
   Hashed &h = hashed_[index];
   h.nextOrder = 0;
+  // Sized for what the queue holds now: a map left to grow on its own starts at 64
+  // buckets (1280 bytes), which for a queue just past ListLimit is twice what it needs
+  // and, with every rank of a large run hashed at once, hundreds of MB.
+  // (reserve() would not do: growing allocates at least 64 buckets; the constructor
+  // allocates what the entries need.)
+  if (h.exact.getMemorySize() == 0)
+    h.exact = llvm::DenseMap<MatchKey, Bucket>(q.size);
   uint32_t id = q.head;
   q.head = q.tail = None;
   while (id != None) {

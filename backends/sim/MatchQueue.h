@@ -24,6 +24,7 @@
 #include <llvm/ADT/DenseMap.h>
 
 #include <cstdint>
+#include <deque>
 #include <vector>
 
 namespace infracc::sim {
@@ -67,7 +68,7 @@ public:
   };
   static uint64_t keyOf(uint32_t src, uint32_t tag) { return uint64_t(src) << 32 | tag; }
   static constexpr uint32_t None = 0xFFFFFFFFu;
-  static constexpr uint32_t ListLimit = 16;
+  static constexpr uint32_t ListLimit = 32;
 
   /// `capacity`: the most entries ever queued at once (the number of ops).
   MatchQueues(uint32_t numRanks, uint64_t capacity, bool exactOnly)
@@ -235,7 +236,9 @@ private:
   ZeroedArray<Entry> pool_;
   ZeroedArray<uint64_t> order_;   // insertion number of entries of hashed queues
   uint32_t used_ = 0, free_ = None;
-  std::vector<Hashed> hashed_;
+  // A deque: growing it moves no Hashed (llvm::DenseMap's move is not noexcept, so a
+  // vector would copy every map when it grows, twice the memory for the moment).
+  std::deque<Hashed> hashed_;
   std::vector<uint32_t> freeHashed_;
   bool exactOnly_;
 };
