@@ -46,12 +46,15 @@ void writeText(llvm::raw_ostream &os, const SensitivityReport &r) {
     }
   }
   if (!r.ratios.empty()) {
-    os << fmt::format("at {0}0 + d{0}: T, its increase over T({0}0), the slope and the ratio "
+    // A one-letter parameter is its own symbol (L0 + dL); a longer name (link:NAME,
+    // switch) is called x, which the header says.
+    const std::string x = p.size() == 1 ? p : "x";
+    os << fmt::format("at {0}0 + d{0}{1}: T, its increase over T({0}0), the slope and the ratio "
                       "slope*{0}/T:\n",
-                      p);
-    for (const auto &x : r.ratios)
-      os << fmt::format("  d{}={} {}: T = {} ns, +{}, slope {}, ratio {}\n", p, dec(x.delta), u,
-                        dec(x.value), percent(x.increase), x.slope, percent(x.ratio));
+                      x, x == p ? "" : ", x = " + p);
+    for (const auto &x0 : r.ratios)
+      os << fmt::format("  d{}={} {}: T = {} ns, +{}, slope {}, ratio {}\n", x, dec(x0.delta), u,
+                        dec(x0.value), percent(x0.increase), x0.slope, percent(x0.ratio));
   }
   if (c.pointsChecked) {
     if (c.contention)

@@ -150,6 +150,11 @@ TEST(SensitivityFabric, TextReportNamesWhatTheSlopeCounts) {
   EXPECT_NE(r.out.find("traversals of tier_1_link links on the critical path"),
             std::string::npos)
       << r.out;
+  // A parameter with a long name is called x in the increments (T(0) = 13116 ns, slope 4).
+  EXPECT_NE(r.out.find("at x0 + dx, x = link:tier_1_link: T, its increase over T(x0)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  dx=20 ns: T = 13196 ns, +0.6099%, slope 4"), std::string::npos) << r.out;
 }
 
 TEST(SensitivityFabric, Errors) {
