@@ -128,7 +128,8 @@ Schedule Schedule::viewPacked(uint32_t numRanks, llvm::ArrayRef<PackedRank> rank
 
 void Schedule::adviseSimulationAccess() const {
   if (!viewedBytes_.empty() &&
-      readAheadWouldThrash(viewedBytes_.size(), numRanks_, availableMemory()))
+      randomAccessHelps(viewedBytes_.size(), numRanks_, availableMemory(),
+                        readAroundBytes(recordFile_)))
     adviseRandomAccess(viewedBytes_.data(), viewedBytes_.size());
 }
 

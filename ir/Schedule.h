@@ -288,9 +288,10 @@ public:
                              llvm::ArrayRef<uint8_t> fileBytes);
   /// For a view of a mapped file about to be read in simulation order (every rank a
   /// little at a time): where the read-around windows of all ranks would not fit in
-  /// the memory the process may use (readAheadWouldThrash), asks the system to page
-  /// the file in a page at a time. A 230 MB ring schedule under a 64 MiB limit then
-  /// simulates in seconds instead of thrashing (docs/performance.md).
+  /// the memory the process may use but a page per rank would (randomAccessHelps),
+  /// asks the system to page the file in a page at a time. A 230 MB ring schedule
+  /// under a 64 MiB limit, or a 43 GB one on a 23 GB machine, then simulates instead
+  /// of reading the file again and again (docs/performance.md).
   void adviseSimulationAccess() const;
   /// The same schedule as packed records in memory (send, recv and calc only; the
   /// caller checks). cpu and nic indices above 254 are kept beside the records; source

@@ -8,6 +8,9 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#if defined(__linux__)
+#include <sys/sysmacros.h>
+#endif
 #include <unistd.h>
 #define INFRACC_MAP_WITH_GUARD 1
 #endif
@@ -111,11 +114,32 @@ std::string readInputHead(llvm::StringRef path, size_t bytes) {
 
 namespace infracc {
 
-bool readAheadWouldThrash(uint64_t bytes, uint64_t streams, uint64_t memory) {
-  constexpr uint64_t window = uint64_t(128) << 10;   // Linux's default read-around
-  if (streams == 0 || bytes / streams < window)
+bool randomAccessHelps(uint64_t bytes, uint64_t streams, uint64_t memory, uint64_t window) {
+  constexpr uint64_t page = 4096;
+  const uint64_t half = memory / 2;
+  if (streams == 0 || window == 0)
     return false;
-  return streams > memory / 2 / window;
+  const uint64_t aroundSet = streams > bytes / window ? bytes : streams * window;
+  return aroundSet > half && streams <= half / page;
+}
+
+uint64_t readAroundBytes(llvm::StringRef path) {
+  constexpr uint64_t fallback = uint64_t(128) << 10;
+#if defined(__linux__)
+  struct stat st;
+  if (stat(path.str().c_str(), &st) != 0)
+    return fallback;
+  std::string file = "/sys/class/bdi/" + std::to_string(major(st.st_dev)) + ":" +
+                     std::to_string(minor(st.st_dev)) + "/read_ahead_kb";
+  auto buf = llvm::MemoryBuffer::getFileAsStream(file);
+  uint64_t kb = 0;
+  if (!buf || llvm::StringRef((*buf)->getBuffer()).trim().getAsInteger(10, kb))
+    return fallback;
+  return kb << 10;
+#else
+  (void)path;
+  return fallback;
+#endif
 }
 
 void adviseRandomAccess(const void *data, size_t size) {

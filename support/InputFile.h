@@ -20,12 +20,18 @@ llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> openInputFile(llvm::StringRef
 /// for recognising its format by content.
 std::string readInputHead(llvm::StringRef path, size_t bytes = 4096);
 
-/// Whether reading a mapped file of `bytes` bytes as `streams` interleaved sequential
-/// streams (one per rank of a schedule) with the system's read-around (128 KiB a
-/// fault) would thrash in `memory` bytes: when each stream is longer than a window
-/// and the windows of all streams do not fit in half of the memory, they evict each
-/// other before they are used. (Streams shorter than a window share windows.)
-bool readAheadWouldThrash(uint64_t bytes, uint64_t streams, uint64_t memory);
+/// Whether a mapped file of `bytes` bytes read as `streams` interleaved sequential
+/// streams (one per rank of a schedule, all advancing together) is better read page by
+/// page than with the system's read-around of `window` bytes a fault, in `memory`
+/// bytes. Read-around keeps a window per stream resident (all of the file when the
+/// windows cover it); when that does not fit in half of the memory, pages are evicted
+/// before they are used and read again and again. Page by page needs about one page
+/// per stream; when even that does not fit, read-around still wins (bigger reads).
+bool randomAccessHelps(uint64_t bytes, uint64_t streams, uint64_t memory, uint64_t window);
+
+/// The read-around of the device holding `path` (Linux: the backing device's
+/// read_ahead_kb), or 128 KiB when it cannot be told.
+uint64_t readAroundBytes(llvm::StringRef path);
 
 /// Asks the system to page the mapped bytes [data, data + size) in a page at a time,
 /// without read-around. Only advice: for a buffer that is not a mapping nothing changes.

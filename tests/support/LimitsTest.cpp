@@ -123,16 +123,31 @@ TEST(Limits, AvailableMemoryIsAtMostTheMachines) {
   EXPECT_LE(availableMemory(), uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGESIZE)));
 }
 
-TEST(Limits, ReadAroundThrashesOnlyWithLongStreamsThatDoNotFit) {
-  const uint64_t MiB = 1 << 20;
-  // The 8 M-event ring: 1156 ranks of 190 KiB each, 230 MB; its windows (145 MiB) do not
-  // fit in half of 64 MiB, but easily in half of 23 GiB.
-  EXPECT_TRUE(readAheadWouldThrash(229678718, 1156, 64 * MiB));
-  EXPECT_FALSE(readAheadWouldThrash(229678718, 1156, 23 * 1024 * MiB));
-  // 65,536-rank dissemination: 1.4 KiB per rank, so one window serves many ranks.
-  EXPECT_FALSE(readAheadWouldThrash(91750414, 65536, 64 * MiB));
-  EXPECT_FALSE(readAheadWouldThrash(0, 0, 64 * MiB));
-  // Exactly at the edge: 256 streams of 128 KiB windows = 32 MiB = half of 64 MiB.
-  EXPECT_FALSE(readAheadWouldThrash(256 * MiB, 256, 64 * MiB));
-  EXPECT_TRUE(readAheadWouldThrash(257 * MiB, 257, 64 * MiB));
+TEST(Limits, PageByPageOnlyWhereReadAroundCannotFitButPagesCan) {
+  const uint64_t KiB = 1024, MiB = KiB * KiB, GiB = MiB * KiB;
+  // The 8 M-event ring (1156 ranks, 230 MB) under a 64 MiB limit: read-around keeps the
+  // whole file (128 KiB windows cover it), a page per rank is 4.5 MiB.
+  EXPECT_TRUE(randomAccessHelps(229678718, 1156, 64 * MiB, 128 * KiB));
+  EXPECT_TRUE(randomAccessHelps(229678718, 1156, 64 * MiB, 8 * MiB));
+  EXPECT_FALSE(randomAccessHelps(229678718, 1156, 23 * GiB, 8 * MiB));   // it fits
+  // 65,536-rank dissemination (92 MB) under 64 MiB: a page per rank (256 MiB) does not
+  // fit either, so the bigger reads of read-around win.
+  EXPECT_FALSE(randomAccessHelps(91750414, 65536, 64 * MiB, 8 * MiB));
+  // A billion ops over 65,536 ranks (43 GB) on a 23 GiB machine whose disk reads 8 MiB
+  // around a fault: the windows cover the file, which does not fit; pages (256 MiB) do.
+  EXPECT_TRUE(randomAccessHelps(43016257550, 65536, 23 * GiB, 8 * MiB));
+  EXPECT_FALSE(randomAccessHelps(0, 0, 64 * MiB, 128 * KiB));
+  EXPECT_FALSE(randomAccessHelps(MiB, 1, 64 * MiB, 0));
+  // At the edge: 256 windows of 128 KiB = 32 MiB = half of 64 MiB.
+  EXPECT_FALSE(randomAccessHelps(256 * MiB, 256, 64 * MiB, 128 * KiB));
+  EXPECT_TRUE(randomAccessHelps(257 * MiB, 257, 64 * MiB, 128 * KiB));
+}
+
+TEST(Limits, ReadAroundOfAFilesDevice) {
+  std::string dir = makeTempDir("readaround");
+  writeFile(dir + "/x", "x");
+  uint64_t w = readAroundBytes(dir + "/x");
+  EXPECT_GT(w, 0u);
+  EXPECT_EQ(w % 1024, 0u);
+  EXPECT_EQ(readAroundBytes(dir + "/missing"), uint64_t(128) << 10);
 }
