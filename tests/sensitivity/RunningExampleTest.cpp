@@ -8,8 +8,8 @@
 #include <llvm/Support/Program.h>
 
 #include <gtest/gtest.h>
+#include <llvm/Support/Regex.h>
 
-#include <regex>
 
 using namespace infracc::test;
 
@@ -60,9 +60,9 @@ std::string solve(const std::string &glpsol, const std::string &lp) {
                                                 llvm::StringRef("/dev/null")};
   if (llvm::sys::ExecuteAndWait(glpsol, argv, std::nullopt, redirects) != 0)
     return "";
-  std::smatch m;
+  llvm::SmallVector<llvm::StringRef, 2> m;
   std::string text = readFile(sol);
-  return std::regex_search(text, m, std::regex("Objective: +obj = ([^\n]*)")) ? m[1].str() : "";
+  return llvm::Regex("Objective: +obj = ([^\n]*)").match(text, &m) ? m[1].str() : "";
 }
 
 TEST(Lp, RunningExampleIsLlampsProgram) {

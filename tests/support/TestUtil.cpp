@@ -5,6 +5,7 @@
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
 #include <llvm/Support/Program.h>
+#include <llvm/Support/Regex.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include <cstdlib>
@@ -138,6 +139,19 @@ std::string compareGolden(const std::string &name, const std::string &actual) {
       return "golden " + name + " differs at line " + std::to_string(line) + ":\n  expected: " +
              (ga ? la : "<end of file>") + "\n  actual:   " + (gb ? lb : "<end of file>");
   }
+}
+
+} // namespace infracc::test
+
+namespace infracc::test {
+
+int64_t maximumFinishingTime(const std::string &report) {
+  llvm::SmallVector<llvm::StringRef, 2> m;
+  int64_t t = -1;
+  if (!llvm::Regex("Maximum finishing time at host [0-9]+: ([0-9]+)").match(report, &m) ||
+      m[1].getAsInteger(10, t))
+    return -1;
+  return t;
 }
 
 } // namespace infracc::test

@@ -2,6 +2,7 @@
 // the source tree's examples and golden files.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,11 @@ std::string sourcePath(const std::string &relative);
 std::vector<std::string> readmeCommand(const std::string &text);
 
 std::string readFile(const std::string &path);
+
+/// The time of LogGOPSim's "Maximum finishing time at host H: T" line in a report
+/// (-emit=sim, -sim-batch), or -1 when there is none. (llvm::Regex, not std::regex:
+/// GCC 12's <regex> warns under the -O1 sanitizer build.)
+int64_t maximumFinishingTime(const std::string &report);
 void writeFile(const std::string &path, const std::string &contents);
 
 /// A fresh, empty directory `infracc-test-<hint>-*` in the system's temp directory
