@@ -1,4 +1,5 @@
 #include "support/InputFile.h"
+#include "support/Limits.h"
 
 #include <llvm/Support/FileSystem.h>
 
@@ -110,10 +111,6 @@ std::string readInputHead(llvm::StringRef path, size_t bytes) {
   return std::string(buf.data(), *n);
 }
 
-} // namespace infracc
-
-namespace infracc {
-
 bool randomAccessHelps(uint64_t bytes, uint64_t streams, uint64_t memory, uint64_t window) {
   constexpr uint64_t page = 4096;
   const uint64_t half = memory / 2;
@@ -129,13 +126,12 @@ uint64_t readAroundBytes(llvm::StringRef path) {
   struct stat st;
   if (stat(path.str().c_str(), &st) != 0)
     return fallback;
-  std::string file = "/sys/class/bdi/" + std::to_string(major(st.st_dev)) + ":" +
-                     std::to_string(minor(st.st_dev)) + "/read_ahead_kb";
-  auto buf = llvm::MemoryBuffer::getFileAsStream(file);
-  uint64_t kb = 0;
-  if (!buf || llvm::StringRef((*buf)->getBuffer()).trim().getAsInteger(10, kb))
+  std::optional<uint64_t> kb =
+      readNumberFile("/sys/class/bdi/" + std::to_string(major(st.st_dev)) + ":" +
+                     std::to_string(minor(st.st_dev)) + "/read_ahead_kb");
+  if (!kb)
     return fallback;
-  return kb << 10;
+  return *kb << 10;
 #else
   (void)path;
   return fallback;

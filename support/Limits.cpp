@@ -50,17 +50,6 @@ uint64_t physicalMemory() {
   return uint64_t(pages) * uint64_t(page);
 }
 
-// The number a limit file holds; "max" (v2) and v1's page-rounded 2^63 mean no limit.
-std::optional<uint64_t> readLimit(const std::string &file) {
-  auto buf = llvm::MemoryBuffer::getFileAsStream(file);
-  if (!buf)
-    return std::nullopt;
-  uint64_t v = 0;
-  if (llvm::StringRef((*buf)->getBuffer()).trim().getAsInteger(10, v) || v >= (uint64_t(1) << 62))
-    return std::nullopt;
-  return v;
-}
-
 cl::opt<ByteSize> MaxMemory(
     "max-memory", cl::value_desc("bytes"),
     cl::desc("Refuse inputs whose sizes (ranks, fabric nodes and edges, counts in binary "
@@ -71,37 +60,40 @@ cl::opt<ByteSize> MaxMemory(
 
 } // namespace
 
+std::optional<uint64_t> readNumberFile(const std::string &path) {
+  auto buf = llvm::MemoryBuffer::getFileAsStream(path);
+  uint64_t v = 0;
+  if (!buf || llvm::StringRef((*buf)->getBuffer()).trim().getAsInteger(10, v))
+    return std::nullopt;
+  return v;
+}
+
 std::optional<uint64_t> cgroupMemoryLimit(llvm::StringRef procSelfCgroup, llvm::StringRef root) {
   std::optional<uint64_t> best;
-  auto consider = [&](const std::string &dir, const char *file) {
-    // The group and each ancestor up to the root: a limit anywhere above applies too.
-    std::string path = dir;
-    while (true) {
-      if (auto v = readLimit(root.str() + path + "/" + file))
+  // The group and each ancestor up to the hierarchy's root (`mount`): a limit anywhere
+  // above applies too. v1 writes no limit as 2^63 rounded to pages.
+  auto consider = [&](const std::string &mount, llvm::StringRef group, const char *file) {
+    for (llvm::StringRef g = group;; g = g.rsplit('/').first) {
+      auto v = readNumberFile(root.str() + mount + g.str() + "/" + file);
+      if (v && *v < (uint64_t(1) << 62))
         best = best ? std::min(*best, *v) : *v;
-      if (path.empty() || path == "/")
+      if (g.empty() || g == "/")
         break;
-      size_t cut = path.find_last_of('/');
-      path = cut == std::string::npos ? std::string() : path.substr(0, cut);
     }
   };
   llvm::SmallVector<llvm::StringRef, 16> lines;
   procSelfCgroup.split(lines, '\n', -1, false);
   for (llvm::StringRef line : lines) {
     // hierarchy-id:controllers:path
-    auto [id, rest] = line.split(':');
-    auto [controllers, path] = rest.split(':');
-    (void)id;
-    if (!path.starts_with("/"))
+    auto [controllers, group] = line.split(':').second.split(':');
+    if (!group.starts_with("/"))
       continue;
-    if (controllers.empty()) {
-      consider(path.str(), "memory.max");   // cgroup v2
-    } else {
-      llvm::SmallVector<llvm::StringRef, 4> names;
-      controllers.split(names, ',');
-      if (llvm::is_contained(names, "memory"))
-        consider("/memory" + path.str(), "memory.limit_in_bytes");   // cgroup v1
-    }
+    llvm::SmallVector<llvm::StringRef, 4> names;
+    controllers.split(names, ',');
+    if (controllers.empty())
+      consider("", group, "memory.max");   // cgroup v2
+    else if (llvm::is_contained(names, "memory"))
+      consider("/memory", group, "memory.limit_in_bytes");   // cgroup v1
   }
   return best;
 }

@@ -12,6 +12,10 @@
 
 namespace infracc {
 
+/// The unsigned number a small system file holds (/sys, /proc: "8192\n"), or nullopt
+/// when it cannot be read or holds something else ("max").
+std::optional<uint64_t> readNumberFile(const std::string &path);
+
 /// -max-memory in bytes (default: availableMemory()).
 uint64_t maxMemoryBytes();
 
