@@ -18,4 +18,4 @@ set(INFRACC_FLOORS
 set(INFRACC_USER_FACING_FLOORS compiler/frontends compiler)
 
 # Headers generated into the build tree, with the floor that owns them.
-set(INFRACC_GENERATED_HEADERS "infracc/Version.h=compiler")
+set(INFRACC_GENERATED_HEADERS "infracc/Version.h=compiler" "formats/ChakraEt.pb.h=formats")

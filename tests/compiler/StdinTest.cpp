@@ -58,7 +58,8 @@ TEST(Stdin, GivenTwiceOrUnrecognisable) {
   r = runInfracc({"-", "-emit=stats"}, "", junk);
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err.rfind("infracc: error: cannot tell what standard input ('-') holds: it is "
-                        "recognised by its first bytes only, as one of:\n  GOAL schedule, text",
+                        "recognised by its first bytes only, as one of:\n  Chakra execution "
+                        "traces",
                         0),
             0u)
       << r.err;

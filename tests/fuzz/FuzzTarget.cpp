@@ -115,6 +115,18 @@ const std::vector<Target> &targets() {
            writeFile(in(traceDir, "pmpi-trace-rank-" + std::to_string(r) + ".txt"), ranks[r]);
          return std::vector<std::string>{in(traceDir, "pmpi-trace-rank-0.txt"), "-emit=sim"};
        }},
+      // Chakra traces: the bytes split at "ETSEP" into trace.0.et, trace.1.et, ...
+      {"chakra",
+       [](llvm::StringRef data, const std::string &dir) {
+         std::string traceDir = in(dir, "et");
+         llvm::sys::fs::remove_directories(traceDir);
+         llvm::sys::fs::create_directories(traceDir);
+         llvm::SmallVector<llvm::StringRef, 8> ranks;
+         data.split(ranks, "ETSEP", /*MaxSplit=*/7);
+         for (size_t r = 0; r < ranks.size(); ++r)
+           writeFile(in(traceDir, "trace." + std::to_string(r) + ".et"), ranks[r]);
+         return std::vector<std::string>{in(traceDir, "trace.0.et"), "-emit=sim"};
+       }},
       {"jobs",
        [](llvm::StringRef data, const std::string &dir) {
          std::string path = in(dir, "jobs.yaml");

@@ -231,6 +231,8 @@ TEST(Liballprof, DirectoriesAreRecognisedByTheirFiles) {
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err, "infracc: error: cannot tell what directory '" + other +
                        "' holds: infracc reads a directory as\n"
+                       "  Chakra execution traces (<prefix>.<rank>.et, one per rank; a file, or "
+                       "a directory of them)\n"
                        "  MPI trace, liballprof text (rank 0's file, or a directory of rank "
                        "files)\n(recognised by its files' content), and none of its 2 files "
                        "(a.goal, notes.txt) looks like one\n");

@@ -1,0 +1,320 @@
+// -emit=astra-analytical -o DIR: the fabric for ASTRA-sim's analytical backends
+// (congestion-unaware and congestion-aware): network.yml (dimensions, bandwidth in the
+// backend's "GB/s" = 2^30 bytes/s, latency in ns), npus.txt (which fabric node each NPU
+// is), system.json and remote_memory.json defaults, and run-astra.sh with the command
+// lines. docs/astra-sim.md explains every number.
+#include "backends/astra/AnalyticalNetwork.h"
+#include "backends/astra/AstraUnits.h"
+#include "backends/astra/ChakraWriter.h"
+#include "ir/Module.h"
+#include "ir/TargetRegistry.h"
+#include "passes/FabricCosts.h"
+#include "support/Diagnostics.h"
+#include "support/Options.h"
+
+#include <llvm/ADT/DenseMap.h>
+#include <llvm/Support/CommandLine.h>
+
+#include <nlohmann/json.hpp>
+
+#include <fmt/format.h>
+
+namespace infracc::astra {
+namespace {
+namespace cl = llvm::cl;
+
+cl::opt<bool> Approximate(
+    "astra-approx",
+    cl::desc("-emit=astra-analytical: when the fabric is not a product of Ring, "
+             "FullyConnected and Switch dimensions (oversubscribed tiers, NICs shared by "
+             "xpus, a dragonfly), write the nearest one and list every approximation, "
+             "instead of refusing"),
+    cl::cat(opts::backendCategory()));
+
+cl::opt<std::string> ChakraPrefix(
+    "chakra-prefix", cl::init("workload"), cl::value_desc("name"),
+    cl::desc("-emit=chakra, -emit=astra-analytical: the traces are <name>.<npu>.et in the "
+             "output folder (default workload); ASTRA-sim's --workload-configuration is "
+             "DIR/<name>"),
+    cl::cat(opts::backendCategory()));
+
+// Numbers as network.yml and the comments show them: shortest exact form.
+std::string num(double v) { return fmt::format("{}", v); }
+
+// Collective algorithm per dimension in system.json: what ASTRA-sim offers for the
+// shape (its halvingDoubling has no all-to-all: "unknown communication type").
+const char *algorithmFor(DimShape s, bool allToAll) {
+  switch (s) {
+  case DimShape::Ring: return "ring";
+  case DimShape::FullyConnected: return "direct";
+  case DimShape::Switch: return allToAll ? "direct" : "halvingDoubling";
+  }
+  return "ring";
+}
+
+std::string networkYaml(const AnalyticalNetwork &net, llvm::StringRef source) {
+  std::string y = fmt::format(
+      "# ASTRA-sim analytical network (congestion_unaware / congestion_aware), written by "
+      "infracc from '{}'.\n"
+      "# {} NPUs = {} host(s) x {} xpu(s); NPU i is line i of npus.txt. Dimension 0 varies "
+      "fastest.\n"
+      "# bandwidth: per NPU link, per direction, in the backend's GB/s, which it reads as "
+      "2^30 bytes/s\n"
+      "#   (bytes/s / 1073741824; e.g. 400 Gb/s = 46.566128730773926).\n"
+      "# latency: ns per hop; a Switch dimension charges 2 hops (NPU -> switch -> NPU), so "
+      "its value is half the path's.\n",
+      source.str(), net.npus, net.hosts, net.npusPerHost);
+  for (size_t d = 0; d < net.dims.size(); ++d) {
+    const Dimension &dim = net.dims[d];
+    y += fmt::format("# dim {}: {} {} - {}: {:g} Gb/s, {:g} ns per hop\n", d,
+                     shapeName(dim.shape), dim.npus, dim.what, dim.bytesPerSecond * 8 / 1e9,
+                     dim.latencyNs);
+  }
+  for (const std::string &a : net.approximations)
+    y += "# approximated (-astra-approx): " + a + "\n";
+  auto list = [&](auto f) {
+    std::string s = "[ ";
+    for (size_t d = 0; d < net.dims.size(); ++d)
+      s += (d ? ", " : "") + f(net.dims[d]);
+    return s + " ]";
+  };
+  y += "topology: " + list([](const Dimension &d) { return std::string(shapeName(d.shape)); }) +
+       "\n";
+  y += "npus_count: " + list([](const Dimension &d) { return std::to_string(d.npus); }) + "\n";
+  y += "bandwidth: " +
+       list([](const Dimension &d) { return num(analyticalBandwidth(d.bytesPerSecond)); }) +
+       "\n";
+  y += "latency: " + list([](const Dimension &d) { return num(d.latencyNs); }) + "\n";
+  return y;
+}
+
+std::string systemJson(const AnalyticalNetwork &net) {
+  nlohmann::ordered_json j;
+  auto perDim = [&](bool allToAll = false) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const Dimension &d : net.dims)
+      a.push_back(algorithmFor(d.shape, allToAll));
+    return a;
+  };
+  j["scheduling-policy"] = "LIFO";
+  j["endpoint-delay"] = 10;
+  j["active-chunks-per-dimension"] = 1;
+  j["preferred-dataset-splits"] = 4;
+  j["all-reduce-implementation"] = perDim();
+  j["all-gather-implementation"] = perDim();
+  j["reduce-scatter-implementation"] = perDim();
+  j["all-to-all-implementation"] = perDim(true);
+  j["collective-optimization"] = "localBWAware";
+  j["local-mem-bw"] = 1600;
+  j["boost-mode"] = 0;
+  return j.dump(2) + "\n";
+}
+
+struct Workload {
+  bool written = false;
+  bool groups = false;
+};
+
+std::string runScript(const AnalyticalNetwork &net, const Workload &w) {
+  std::string s =
+      "#!/bin/sh\n"
+      "# Runs ASTRA-sim's analytical backends on this folder (written by infracc).\n";
+  if (w.written)
+    s += fmt::format("#   ./run-astra.sh [WORKLOAD_PREFIX]   (default: this folder's {}.<npu>.et)\n",
+                     ChakraPrefix.getValue());
+  else
+    s += "#   ./run-astra.sh WORKLOAD_PREFIX   (Chakra traces WORKLOAD_PREFIX.<npu>.et, one per "
+         "NPU)\n";
+  s += "# ASTRA_SIM: the folder of an ASTRA-sim build (build/astra_analytical/build/bin inside\n"
+       "# it holds the binaries). system.json and remote_memory.json are defaults: edit them.\n"
+       "set -eu\n"
+       "here=$(cd \"$(dirname \"$0\")\" && pwd)\n";
+  if (w.written)
+    s += fmt::format("workload=${{1:-$here/{}}}\n", ChakraPrefix.getValue());
+  else
+    s += "workload=${1:?usage: $0 WORKLOAD_PREFIX (Chakra .et files, one per NPU)}\n";
+  s += "bin=${ASTRA_SIM:?set ASTRA_SIM to the ASTRA-sim source folder}/build/astra_analytical/"
+       "build/bin\n";
+  s += fmt::format("# {} NPUs: the workload needs {} files, {}.0.et to {}.{}.et\n", net.npus,
+                   net.npus, "$workload", "$workload", net.npus - 1);
+  std::string groups = w.groups ? fmt::format("  --comm-group-configuration=\"$here/{}.comm_groups.json\" \\\n",
+                                              ChakraPrefix.getValue())
+                                : std::string();
+  for (const char *kind : {"Unaware", "Aware"}) {
+    if (std::string(kind) == "Aware" && net.dims.size() > 1) {
+      s += fmt::format("# Not run: ASTRA-sim's congestion-aware backend (518bd51) takes only "
+                       "1-dimensional networks\n# (\"only support 1-dim topology\"); this one "
+                       "has {}.\n",
+                       net.dims.size());
+      break;
+    }
+    s += fmt::format("echo \"== congestion {}\"\n"
+                     "\"$bin/AstraSim_Analytical_Congestion_{}\" \\\n"
+                     "  --workload-configuration=\"$workload\" \\\n"
+                     "  --system-configuration=\"$here/system.json\" \\\n"
+                     "  --remote-memory-configuration=\"$here/remote_memory.json\" \\\n"
+                     "{}"
+                     "  --network-configuration=\"$here/network.yml\" \\\n"
+                     "  --logging-folder=\"$here/log\"\n",
+                     llvm::StringRef(kind).lower(), kind, groups);
+  }
+  return s;
+}
+
+// Which NPU each rank runs on: its placed endpoint's index, else rank r on NPU r.
+std::optional<std::vector<uint32_t>> npusOfRanks(const Module &m, uint32_t numNpus) {
+  const Schedule &s = *m.schedule;
+  const uint32_t P = s.numRanks();
+  std::vector<uint32_t> npu(P);
+  const Placement &pl = m.placement;
+  if (pl.hasMembers()) {
+    m.diags.error(m.workloadSource, "ASTRA-sim runs one workload per NPU: ranks that group "
+                                    "several GPUs (remap-gpus, merged jobs on shared "
+                                    "endpoints) cannot be written as Chakra traces");
+    return std::nullopt;
+  }
+  if (pl.empty()) {
+    if (P > numNpus) {
+      m.diags.error(m.workloadSource,
+                    fmt::format("the workload has {} ranks but the fabric has {} NPUs", P,
+                                numNpus));
+      return std::nullopt;
+    }
+    for (uint32_t r = 0; r < P; ++r)
+      npu[r] = r;
+    return npu;
+  }
+  llvm::DenseMap<NodeId, uint32_t> index;
+  const auto eps = m.fabric->endpoints();
+  for (uint32_t i = 0; i < eps.size(); ++i)
+    index[eps[i]] = i;
+  std::vector<int64_t> owner(numNpus, -1);
+  for (uint32_t r = 0; r < P; ++r) {
+    auto it = index.find(pl.endpointOfRank[r]);
+    if (it == index.end()) {
+      m.diags.error(m.workloadSource, fmt::format("rank {} runs on {}, which is not an NPU", r,
+                                                  m.fabric->name(pl.endpointOfRank[r])));
+      return std::nullopt;
+    }
+    if (owner[it->second] >= 0) {
+      m.diags.error(m.workloadSource,
+                    fmt::format("ranks {} and {} both run on {}: ASTRA-sim runs one workload "
+                                "per NPU", owner[it->second], r, m.fabric->name(eps[it->second])));
+      return std::nullopt;
+    }
+    owner[it->second] = r;
+    npu[r] = it->second;
+  }
+  return npu;
+}
+
+void reportRounding(const Module &m, const ChakraStats &st) {
+  if (st.roundedCalcs)
+    m.diags.warning(m.workloadSource,
+                    fmt::format("{} calc(s) are not whole microseconds, which is all Chakra's "
+                                "duration_micros holds: rounded to the nearest (largest "
+                                "change {:+} ns)",
+                                st.roundedCalcs, st.largestRoundingNs));
+}
+
+llvm::Error emitAnalytical(TargetContext &ctx) {
+  Module &m = ctx.module;
+  const FabricGraph &g = *m.fabric;
+  if (llvm::Error e = checkSwitchLatencyOption())
+    return e;
+  auto lat = switchLatencies(g, m.diags, m.fabricSource);
+  if (!lat)
+    return reportedError();
+  auto net = analyticalNetwork(g, std::move(*lat), Approximate, m.diags, m.fabricSource);
+  if (!net)
+    return net.takeError();
+  if (net->dims.empty())
+    return inputError("no dimension has more than one NPU");
+  for (const std::string &a : net->approximations)
+    m.diags.warning(m.fabricSource, "approximated for ASTRA-sim: " + a);
+  // A latency of 0 is legal for the backend but rarely what the fabric means.
+  for (size_t d = 0; d < net->dims.size(); ++d)
+    if (net->dims[d].latencyNs == 0)
+      m.diags.warning(m.fabricSource,
+                      fmt::format("dimension {} ({}): latency 0 ns, as no link or switch on its "
+                                  "paths has one (give the links a latency, or -switch-latency)",
+                                  d, net->dims[d].what));
+
+  auto yml = ctx.output.file("network.yml");
+  if (!yml)
+    return yml.takeError();
+  *yml << networkYaml(*net, m.fabricSource);
+  auto npus = ctx.output.file("npus.txt");
+  if (!npus)
+    return npus.takeError();
+  *npus << "# npu fabric-node (ASTRA-sim NPU i = this fabric endpoint)\n";
+  for (uint32_t i = 0; i < g.endpoints().size(); ++i)
+    *npus << fmt::format("{} {}\n", i, g.name(g.endpoints()[i]));
+  auto sys = ctx.output.file("system.json");
+  if (!sys)
+    return sys.takeError();
+  *sys << systemJson(*net);
+  auto mem = ctx.output.file("remote_memory.json");
+  if (!mem)
+    return mem.takeError();
+  *mem << "{\n  \"memory-type\": \"NO_MEMORY_EXPANSION\"\n}\n";
+  Workload w;
+  if (m.schedule) {
+    auto npuOf = npusOfRanks(m, net->npus);
+    if (!npuOf)
+      return reportedError();
+    auto st = writeChakra(*m.schedule, *npuOf, net->npus, ctx.output, ChakraPrefix, m.diags,
+                          m.workloadSource);
+    if (!st)
+      return st.takeError();
+    reportRounding(m, *st);
+    w.written = true;
+    w.groups = st->communicators != 0;
+  }
+  auto run = ctx.output.file("run-astra.sh", /*executable=*/true);
+  if (!run)
+    return run.takeError();
+  *run << runScript(*net, w);
+  return llvm::Error::success();
+}
+
+llvm::Error emitChakra(TargetContext &ctx) {
+  Module &m = ctx.module;
+  const Schedule &s = *m.schedule;
+  std::vector<uint32_t> identity(s.numRanks());
+  for (uint32_t r = 0; r < s.numRanks(); ++r)
+    identity[r] = r;
+  auto st = writeChakra(s, identity, s.numRanks(), ctx.output, ChakraPrefix, m.diags,
+                        m.workloadSource);
+  if (!st)
+    return st.takeError();
+  reportRounding(m, *st);
+  return llvm::Error::success();
+}
+
+RegisterTarget ChakraTarget({
+    .name = "chakra",
+    .description = "the workload as Chakra execution traces in a folder (-o DIR): "
+                   "<prefix>.<rank>.et per rank, <prefix>.comm_groups.json for communicators",
+    .needs = TargetNeeds::Workload,
+    .writesDirectory = true,
+    .pointToPoint = false,
+    .defaultPipeline = nullptr,
+    .run = emitChakra,
+});
+
+RegisterTarget AnalyticalTarget({
+    .name = "astra-analytical",
+    .description = "ASTRA-sim analytical backends' inputs in a folder (-o DIR): network.yml "
+                   "(dimensions found in the fabric, units as the backend reads them), "
+                   "npus.txt, system.json, remote_memory.json, run-astra.sh, and with a "
+                   "workload its Chakra traces",
+    .needs = TargetNeeds::Fabric,
+    .writesDirectory = true,
+    .pointToPoint = false,
+    .defaultPipeline = nullptr,
+    .run = emitAnalytical,
+});
+
+} // namespace
+} // namespace infracc::astra
