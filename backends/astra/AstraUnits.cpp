@@ -21,6 +21,8 @@ std::string ns3DataRate(double bitsPerSecond) {
 }
 
 std::string ns3Time(int64_t ps) {
+  if (ps == 0)
+    return "0ns";
   for (auto [div, unit] : {std::pair<int64_t, const char *>{1000000000, "ms"},
                            {1000000, "us"},
                            {1000, "ns"}})

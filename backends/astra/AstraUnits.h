@@ -26,7 +26,7 @@ double bytesPerSecondOfAnalytical(double gbps);
 /// a whole number of bits per second are rounded to one (reported by the caller).
 std::string ns3DataRate(double bitsPerSecond);
 /// Picoseconds -> an ns-3 Time string in the largest of ms, us, ns, ps that gives a
-/// whole number (`1ms`, `500ns`, `2500ps`, `0ns`).
+/// whole number (`1ms`, `500ns`, `2500ps`; zero is `0ns`).
 std::string ns3Time(int64_t picoseconds);
 
 /// Reads an ns-3 DataRate string back into bits per second (the suffixes ns-3

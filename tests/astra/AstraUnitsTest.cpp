@@ -36,7 +36,7 @@ TEST(AstraUnits, Ns3TimeNeverTruncates) {
   EXPECT_EQ(ns3Time(1000000000), "1ms");
   EXPECT_EQ(ns3Time(2500), "2500ps");
   EXPECT_EQ(ns3Time(57500), "57500ps");         // 57.5 ns
-  EXPECT_EQ(ns3Time(0), "0ms");
+  EXPECT_EQ(ns3Time(0), "0ns");
   EXPECT_EQ(*parseNs3Time("0.0005ms"), 500000);   // the example topologies' spelling
   EXPECT_EQ(*parseNs3Time("500ns"), 500000);
   EXPECT_EQ(*parseNs3Time(ns3Time(57500)), 57500);
