@@ -56,7 +56,8 @@ private:
     return reportedError();
   }
   bool hostsAlike();
-  std::optional<Dimension> insideHost();
+  std::optional<Dimension> classify(const std::vector<uint32_t> &group, std::string &why);
+  std::optional<std::vector<Dimension>> insideHost();
   bool betweenHosts(std::vector<Dimension> &dims);
   bool checkEveryHost(std::vector<Dimension> &dims, size_t first);
   bool foldShares(std::vector<Dimension> &dims, size_t first);
@@ -120,61 +121,50 @@ bool Finder::hostsAlike() {
   return true;
 }
 
-// The xpus of the first host of every host device: all pairs when few, else each
-// xpu with the first and its ring neighbour.
-std::optional<Dimension> Finder::insideHost() {
-  const uint32_t k = net_.npusPerHost;
-  std::vector<uint32_t> firsts;   // first NPU of the first copy of each host device
-  std::vector<uint32_t> seenDevice;
-  for (uint32_t h = 0; h < net_.hosts; ++h) {
-    uint32_t dev = g_.instances()[g_.instanceOf(ep_[h * k])].device;
-    if (std::find(seenDevice.begin(), seenDevice.end(), dev) == seenDevice.end()) {
-      seenDevice.push_back(dev);
-      firsts.push_back(h * k);
-    }
-  }
+// One group of NPUs (indices into the endpoints) as a dimension: FullyConnected,
+// Switch or Ring, or nullopt with `why` naming two pairs that differ. All pairs when
+// the group is small, else each member with the first and with its ring neighbour.
+std::optional<Dimension> Finder::classify(const std::vector<uint32_t> &group, std::string &why) {
+  const uint32_t k = uint32_t(group.size());
   Dimension d;
   d.npus = k;
-  d.what = fmt::format("the {} xpus inside each host ({})", k,
-                       g_.deviceName(ep_[0]).str());
+  struct Pair { uint32_t a, b, dist; Cost c; };
+  std::vector<Pair> pairs;
   std::optional<Cost> ref;
   bool uniform = true;
-  struct Pair { uint32_t a, b; Cost c; };
-  std::vector<Pair> pairs;
-  for (uint32_t f : firsts)
-    for (uint32_t a = 0; a < k; ++a)
-      for (uint32_t b = a + 1; b < k; ++b) {
-        if (k > 32 && a != 0 && b != a + 1)
-          continue;
-        auto c = cost(f + a, f + b);
-        if (!c)
-          return std::nullopt;
-        pairs.push_back({f + a, f + b, *c});
-        if (!ref)
-          ref = *c;
-        uniform = uniform && *c == *ref;
-      }
+  for (uint32_t a = 0; a < k; ++a)
+    for (uint32_t b = a + 1; b < k; ++b) {
+      if (k > 32 && a != 0 && b != a + 1)
+        continue;
+      auto c = cost(group[a], group[b]);
+      if (!c)
+        return std::nullopt;
+      pairs.push_back({group[a], group[b], std::min(b - a, k - (b - a)), *c});
+      if (!ref)
+        ref = *c;
+      uniform = uniform && *c == *ref;
+    }
   if (uniform && ref->links == 1) {
     d.shape = DimShape::FullyConnected;
-    d.bytesPerSecond = ref->bps / 8 * parallelEdges(ep_[0], ep_[1]);
+    d.bytesPerSecond = ref->bps / 8 * parallelEdges(ep_[group[0]], ep_[group[1]]);
     d.latencyNs = double(ref->ps) / 1000;
     return d;
   }
   if (uniform) {
     d.shape = DimShape::Switch;
     d.latencyNs = double(ref->ps) / 2000;
-    // What an xpu can send into the switches every xpu of its host reaches directly
-    // (NVSwitch planes): its links to them, summed. Else the path's bottleneck.
-    const NodeId x0 = ep_[0];
+    // What an xpu can send into the switches every member reaches directly (NVSwitch
+    // planes): its links to them, summed. Else the path's bottleneck.
+    const NodeId x0 = ep_[group[0]];
     double sum = 0;
     for (auto adj : g_.neighbours(x0)) {
-      NodeId s = adj.node;
-      if (g_.deviceCopyOf(s) != g_.deviceCopyOf(x0) || g_.kind(s) != ComponentKind::Switch)
+      NodeId sw = adj.node;
+      if (g_.deviceCopyOf(sw) != g_.deviceCopyOf(x0) || g_.kind(sw) != ComponentKind::Switch)
         continue;
       bool shared = true;
       for (uint32_t j = 1; j < k && shared; ++j) {
-        auto nb = g_.neighbours(ep_[j]);
-        shared = std::any_of(nb.begin(), nb.end(), [&](auto a) { return a.node == s; });
+        auto nb = g_.neighbours(ep_[group[j]]);
+        shared = std::any_of(nb.begin(), nb.end(), [&](auto x) { return x.node == sw; });
       }
       const auto &bw = g_.link(g_.edge(adj.edge).link).bandwidth;
       if (shared && bw)
@@ -187,30 +177,26 @@ std::optional<Dimension> Finder::insideHost() {
   if (k >= 3) {
     bool ring = true;
     std::optional<Cost> hop;
-    for (uint32_t f : firsts)
-      for (uint32_t a = 0; a < k && ring; ++a) {
-        auto c = cost(f + a, f + (a + 1) % k);
-        if (!c)
-          return std::nullopt;
-        if (!hop)
-          hop = *c;
-        ring = c->links == 1 && *c == *hop;
-      }
+    for (uint32_t a = 0; a < k && ring; ++a) {
+      auto c = cost(group[a], group[(a + 1) % k]);
+      if (!c)
+        return std::nullopt;
+      if (!hop)
+        hop = *c;
+      ring = c->links == 1 && *c == *hop;
+    }
     for (const Pair &p : pairs) {
       if (!ring)
         break;
-      uint32_t dist = std::min((p.b - p.a) % k, k - (p.b - p.a) % k);
-      ring = p.c.ps == int64_t(dist) * hop->ps && p.c.bps == hop->bps &&
-             p.c.links == dist;
+      ring = p.c.ps == int64_t(p.dist) * hop->ps && p.c.bps == hop->bps && p.c.links == p.dist;
     }
     if (ring) {
       d.shape = DimShape::Ring;
-      d.bytesPerSecond = hop->bps / 8 * parallelEdges(ep_[0], ep_[1]);
+      d.bytesPerSecond = hop->bps / 8 * parallelEdges(ep_[group[0]], ep_[group[1]]);
       d.latencyNs = double(hop->ps) / 1000;
       return d;
     }
   }
-  // Neither: name two pairs that differ.
   const Pair *other = &pairs[0];
   for (const Pair &p : pairs)
     if (!(p.c == pairs[0].c)) {
@@ -221,10 +207,97 @@ std::optional<Dimension> Finder::insideHost() {
     return fmt::format("{} to {} is {} link(s), {}, {}", npu(p.a), npu(p.b), p.c.links,
                        nsText(double(p.c.ps) / 1000), gbps(p.c.bps));
   };
+  why = describe(pairs[0]) + "; " + describe(*other);
+  return std::nullopt;
+}
+
+// The xpus of the first host of every host device: one dimension, else two (k = a x b,
+// dimension 0 the runs of a consecutive xpus, dimension 1 every a-th xpu: a DGX-1's
+// two fully connected quads joined xpu i to xpu i+4), else refused or approximated.
+std::optional<std::vector<Dimension>> Finder::insideHost() {
+  const uint32_t k = net_.npusPerHost;
+  std::vector<uint32_t> firsts;   // first NPU of the first copy of each host device
+  std::vector<uint32_t> seenDevice;
+  for (uint32_t h = 0; h < net_.hosts; ++h) {
+    uint32_t dev = g_.instances()[g_.instanceOf(ep_[h * k])].device;
+    if (std::find(seenDevice.begin(), seenDevice.end(), dev) == seenDevice.end()) {
+      seenDevice.push_back(dev);
+      firsts.push_back(h * k);
+    }
+  }
+  const std::string host = g_.deviceName(ep_[0]).str();
+  // Every group of the split must be the same dimension.
+  auto same = [](const Dimension &x, const Dimension &y) {
+    return x.shape == y.shape && x.bytesPerSecond == y.bytesPerSecond &&
+           x.latencyNs == y.latencyNs;
+  };
+  std::string why1;
+  {
+    std::optional<Dimension> d;
+    bool ok = true;
+    for (uint32_t f : firsts) {
+      std::vector<uint32_t> all(k);
+      for (uint32_t j = 0; j < k; ++j)
+        all[j] = f + j;
+      std::string why;
+      auto x = classify(all, why);
+      if (failed_)
+        return std::nullopt;
+      if (!x || (d && !same(*d, *x))) {
+        ok = false;
+        if (why1.empty())
+          why1 = why.empty() ? "hosts differ inside" : why;
+        break;
+      }
+      d = x;
+    }
+    if (ok) {
+      d->what = fmt::format("the {} xpus inside each host ({})", k, host);
+      return std::vector<Dimension>{*d};
+    }
+  }
+  for (uint32_t a = k / 2; a >= 2; --a) {
+    if (k % a != 0 || k / a < 2)
+      continue;
+    const uint32_t b = k / a;
+    std::optional<Dimension> d0, d1;
+    bool ok = true;
+    for (uint32_t f : firsts) {
+      for (uint32_t base = 0; base < k && ok; base += a) {
+        std::vector<uint32_t> g;
+        for (uint32_t j = 0; j < a; ++j)
+          g.push_back(f + base + j);
+        std::string why;
+        auto x = classify(g, why);
+        if (failed_)
+          return std::nullopt;
+        ok = x && (!d0 || same(*d0, *x));
+        if (ok)
+          d0 = x;
+      }
+      for (uint32_t c = 0; c < a && ok; ++c) {
+        std::vector<uint32_t> g;
+        for (uint32_t j = 0; j < b; ++j)
+          g.push_back(f + c + j * a);
+        std::string why;
+        auto x = classify(g, why);
+        if (failed_)
+          return std::nullopt;
+        ok = x && (!d1 || same(*d1, *x));
+        if (ok)
+          d1 = x;
+      }
+    }
+    if (ok) {
+      d0->what = fmt::format("runs of {} consecutive xpus inside each host ({})", a, host);
+      d1->what = fmt::format("every {}th xpu inside each host ({})", a, host);
+      return std::vector<Dimension>{*d0, *d1};
+    }
+  }
   std::string why = fmt::format(
       "the xpus inside {} are neither fully connected, nor a ring in index order, nor behind "
-      "switches they all reach alike ({}; {})",
-      g_.composedDeviceName(ep_[0]), describe(pairs[0]), describe(*other));
+      "switches they all reach alike, nor a product of two such groups ({})",
+      g_.composedDeviceName(ep_[0]), why1);
   if (!approx_) {
     diags_.error(where_, why + "; -astra-approx models them as one Switch with the largest "
                               "latency and the smallest bandwidth");
@@ -232,18 +305,27 @@ std::optional<Dimension> Finder::insideHost() {
     return std::nullopt;
   }
   int64_t ps = 0;
-  double bps = pairs[0].c.bps;
-  for (const Pair &p : pairs) {
-    ps = std::max(ps, p.c.ps);
-    bps = std::min(bps, p.c.bps);
-  }
+  double bps = 0;
+  for (uint32_t a = 0; a < k; ++a)
+    for (uint32_t b = a + 1; b < k; ++b) {
+      if (k > 32 && a != 0 && b != a + 1)
+        continue;
+      auto c = cost(a, b);
+      if (!c)
+        return std::nullopt;
+      ps = std::max(ps, c->ps);
+      bps = bps == 0 ? c->bps : std::min(bps, c->bps);
+    }
+  Dimension d;
+  d.npus = k;
   d.shape = DimShape::Switch;
   d.latencyNs = double(ps) / 2000;
   d.bytesPerSecond = bps / 8;
+  d.what = fmt::format("the {} xpus inside each host ({}, approximated)", k, host);
   net_.approximations.push_back(
       fmt::format("dimension 0: {}; modelled as a Switch of {} NPUs at {} per hop, {}", why, k,
                   nsText(d.latencyNs), gbps(bps)));
-  return d;
+  return std::vector<Dimension>{d};
 }
 
 // Distance classes from the first NPU of host 0 to the first NPU of every host.
@@ -491,7 +573,7 @@ llvm::Expected<AnalyticalNetwork> Finder::run() {
     auto d = insideHost();
     if (!d)
       return reportedError();
-    dims.push_back(*d);
+    dims.insert(dims.end(), d->begin(), d->end());
   }
   const size_t first = dims.size();
   if (net_.hosts > 1) {

@@ -120,15 +120,24 @@ TEST(AstraAnalytical, SharedNicsAndHybridCubeMeshAreNamed) {
                                 "analytical backend gives every NPU its own link in each "
                                 "dimension between hosts; -astra-approx divides their "
                                 "bandwidth by 2\n");
-  const std::string dgx1 = "-fabric=single_tier:hosts=1,host=dgx1";
-  Emitted cube = emit({dgx1});
-  EXPECT_EQ(cube.run.status, 1);
-  EXPECT_EQ(cube.run.err,
-            dgx1 + ": error: the xpus inside dgx1.0 are neither fully connected, nor a ring in "
-                   "index order, nor behind switches they all reach alike (dgx1.0.xpu.0 to "
-                   "dgx1.0.xpu.1 is 1 link(s), 0 ns, 160 Gb/s; dgx1.0.xpu.0 to dgx1.0.xpu.5 is "
-                   "2 link(s), 0 ns, 160 Gb/s); -astra-approx models them as one Switch with "
-                   "the largest latency and the smallest bandwidth\n");
+  Emitted line = emit({"tests/astra/inputs/line3.yaml"});
+  EXPECT_EQ(line.run.status, 1);
+  EXPECT_EQ(line.run.err,
+            "tests/astra/inputs/line3.yaml: error: the xpus inside box.0 are neither fully "
+            "connected, nor a ring in index order, nor behind switches they all reach alike, "
+            "nor a product of two such groups (box.0.xpu.0 to box.0.xpu.1 is 1 link(s), 500 ns, "
+            "400 Gb/s; box.0.xpu.0 to box.0.xpu.2 is 2 link(s), 1000 ns, 400 Gb/s); "
+            "-astra-approx models them as one Switch with the largest latency and the smallest "
+            "bandwidth\n");
+}
+
+// A DGX-1's hybrid cube-mesh: two fully connected quads, xpu i joined to xpu i+4 — two
+// dimensions, as ASTRA-sim's own translator finds ([FullyConnected 4, Ring 2]; a Ring of
+// two is a FullyConnected pair).
+TEST(AstraAnalytical, Dgx1IsTwoDimensions) {
+  Emitted e = emit({"-fabric=single_tier:hosts=1,host=dgx1"});
+  ASSERT_EQ(e.run.status, 0) << e.run.err;
+  EXPECT_EQ(compareGolden("astra/dgx1/network.yml", e.file("network.yml")), "");
 }
 
 TEST(AstraAnalytical, HostsOfDifferentSizesAndTooFewNpus) {
