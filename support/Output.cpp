@@ -1,5 +1,7 @@
 #include "support/Output.h"
 
+#include <algorithm>
+
 #include <llvm/Support/Path.h>
 
 #include <csignal>
@@ -135,13 +137,18 @@ llvm::Expected<llvm::raw_ostream &> OutputManager::file(llvm::StringRef relative
     return e;
   llvm::SmallString<256> full(path_);
   llvm::sys::path::append(full, relativeName);
-  if (!newDir_)
+  const bool nested = !llvm::sys::path::parent_path(relativeName).empty();
+  if (!newDir_ && !nested)
     return open(std::string(full.str()), executable, "");
-  // Beside the directory to be: out/ -> out.fabric.topo.tmp-XXXXXX
+  // Beside the directory to be (out/ -> out.fabric.topo.tmp-XXXXXX), and so are files
+  // of subdirectories that do not exist yet (out/trace/a.evt -> out.trace_a.evt.tmp-...):
+  // their folders are made at commit.
   std::string model = path_;
   while (model.size() > 1 && llvm::sys::path::is_separator(model.back()))
     model.pop_back();
-  model += "." + llvm::sys::path::filename(relativeName).str();
+  std::string flat = relativeName.str();
+  std::replace(flat.begin(), flat.end(), '/', '_');
+  model += "." + flat;
   return open(std::string(full.str()), executable, model);
 }
 
@@ -179,6 +186,20 @@ llvm::Error OutputManager::commit() {
       p.os.reset();
       continue;
     }
+    // Subfolders of the output directory (a trace archive's), made when first needed.
+    llvm::StringRef parent = llvm::sys::path::parent_path(p.finalName);
+    if (!parent.empty() && parent != llvm::StringRef(path_) && !fs::is_directory(parent)) {
+      llvm::SmallVector<std::string, 4> made;
+      for (llvm::StringRef d = parent; !d.empty() && !fs::exists(d);
+           d = llvm::sys::path::parent_path(d))
+        made.push_back(d.str());
+      if (std::error_code ec = fs::create_directories(parent)) {
+        discard();
+        return llvm::createStringError(ec, "cannot create directory '" + parent.str() +
+                                               "': " + ec.message());
+      }
+      createdSubdirs_.insert(createdSubdirs_.end(), made.rbegin(), made.rend());
+    }
     if (p.executable)
       fs::setPermissions(p.temp->FD, fs::perms(fs::all_read | fs::all_exe | fs::owner_write));
     else
@@ -204,6 +225,9 @@ void OutputManager::discard() {
       llvm::consumeError(p.temp->discard());
   }
   pending_.clear();
+  for (auto it = createdSubdirs_.rbegin(); it != createdSubdirs_.rend(); ++it)
+    fs::remove(*it);   // only succeeds when empty
+  createdSubdirs_.clear();
   if (!createdDir_.empty()) {
     fs::remove(createdDir_);   // only succeeds when empty, which it is
     createdDir_.clear();

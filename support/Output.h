@@ -34,7 +34,8 @@ public:
   /// The stream of a single-file target if it can also write at earlier offsets (a
   /// file, not standard output or a pipe); null otherwise.
   llvm::raw_pwrite_stream *seekableStream();
-  /// A file inside the output directory of a directory target.
+  /// A file inside the output directory of a directory target; `relativeName` may name
+  /// a subfolder (`trace/traces.otf2`), made at commit.
   llvm::Expected<llvm::raw_ostream &> file(llvm::StringRef relativeName, bool executable = false);
 
   /// Renames every temporary file into place. On error, everything is discarded.
@@ -59,6 +60,7 @@ private:
   bool dirPrepared_ = false;
   bool newDir_ = false;      // the directory does not exist yet: made at commit
   std::string createdDir_;   // directory we created (removed again on discard)
+  std::vector<std::string> createdSubdirs_;   // its subfolders made at commit, outer first
   std::vector<Pending> pending_;
 };
 

@@ -1,0 +1,48 @@
+// A fabric as a CODES model-net network (the `.conf` TraceR and model-net-mpi-replay
+// read), docs/scale-out.md. What CODES can express is recognised from the fully
+// qualified graph itself, not from how it was made:
+//
+//  * Torus (`modelnet_torus`): routers (switch boxes, or single-xpu boxes wired to each
+//    other directly) in a grid with wrap-around links in every dimension, found from the
+//    offsets of router 0's neighbours in router order and then checked router by router;
+//    one endpoint per router (CODES's torus has one terminal per router).
+//
+// Units as CODES reads them: bandwidths in GiB/s (model-net's bytes_to_ns divides by
+// 1024^3), delays in ns. A link latency becomes part of `router_delay` (CODES's torus has
+// no link latency): router_delay = link latency + switch latency.
+#pragma once
+
+#include "ir/FabricGraph.h"
+
+#include <llvm/Support/Error.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace infracc {
+class DiagEngine;
+}
+
+namespace infracc::tracer {
+
+struct CodesNetwork {
+  std::string model;                 // "torus"
+  std::vector<uint32_t> dims;        // torus: dim_length, first dimension fastest
+  uint32_t routers = 0, serversPerRouter = 1;
+  double linkBytesPerSecond = 0, cnBytesPerSecond = 0;
+  double routerDelayNs = 0;
+  /// Per fabric endpoint (FabricGraph::endpoints order): its CODES server index
+  /// (router-major: the servers of router 0 first).
+  std::vector<uint32_t> serverOfEndpoint;
+  std::vector<std::string> notes;    // what was assumed, for the .conf's comments
+};
+
+llvm::Expected<CodesNetwork> codesNetwork(const FabricGraph &g,
+                                          const std::vector<int64_t> &switchPs,
+                                          DiagEngine &diags, llvm::StringRef where);
+
+/// The `.conf` text, with TraceR's PARAMS.
+std::string codesConf(const CodesNetwork &n, llvm::StringRef source);
+
+} // namespace infracc::tracer

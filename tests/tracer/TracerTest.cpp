@@ -1,0 +1,213 @@
+// -emit=otf2 and -emit=codes: the OTF2 trace as otf2-print (otf2-tools) reads it, the
+// MPI program a schedule becomes, the CODES torus .conf, tracer_config and the rank maps.
+// The study of TorusOfSwitches ran in TraceR 5152e57 on CODES a5958cf / ROSS dc3a6a0
+// (docs/scale-out.md): "Job 0 Time 0.000052 s", 768 packets of one hop.
+#include "tests/support/TestUtil.h"
+
+#include <gtest/gtest.h>
+
+#include <llvm/Support/Program.h>
+
+#include <cstdio>
+#include <cstring>
+#include <sstream>
+#include <filesystem>
+#include <memory>
+
+using namespace infracc::test;
+
+namespace {
+
+const char *Ring = R"(num_ranks 3
+rank 0 {
+l1: calc 3000
+l2: send 4096b to 1 tag 7
+l3: recv 100b from 2 tag 1
+l2 requires l1
+l3 requires l2
+}
+rank 1 {
+l1: recv 4096b from 0 tag 7
+l2: calc 2000
+l3: send 100b to 2 tag 9
+l2 requires l1
+l3 requires l2
+}
+rank 2 {
+l1: recv 100b from 1 tag 9
+l2: send 100b to 0 tag 1
+l2 requires l1
+}
+)";
+
+// otf2-print's output, or "" (and a skip) when otf2-tools is not installed.
+std::string otf2Print(const std::string &anchor) {
+  auto tool = llvm::sys::findProgramByName("otf2-print");
+  if (!tool)
+    return "";
+  std::string out = anchor + ".print";
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(out),
+                                                std::nullopt};
+  llvm::StringRef args[] = {*tool, anchor};
+  if (llvm::sys::ExecuteAndWait(*tool, args, std::nullopt, redirects) != 0)
+    return "otf2-print failed";
+  return readFile(out);
+}
+
+// The events of one location, as otf2-print lists them: "KIND time detail".
+std::vector<std::string> eventsOf(const std::string &print, int location) {
+  std::vector<std::string> ev;
+  std::istringstream in(print);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    std::string kind;
+    int loc;
+    uint64_t t;
+    if (!(ls >> kind >> loc >> t) || loc != location)
+      continue;
+    std::string rest;
+    std::getline(ls, rest);
+    size_t b = rest.find_first_not_of(' ');
+    ev.push_back(kind + " " + std::to_string(t) + (b == std::string::npos ? "" : " " + rest.substr(b)));
+  }
+  return ev;
+}
+
+} // namespace
+
+TEST(Otf2, ScheduleBecomesAnMpiProgram) {
+  std::string dir = makeTempDir("otf2");
+  writeFile(dir + "/ring.goal", Ring);
+  RunResult r = runInfracc({dir + "/ring.goal", "-emit=otf2", "-o", dir + "/t"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  for (const char *f : {"traces.otf2", "traces.def", "traces/0.evt", "traces/2.evt", "traces/1.def"})
+    EXPECT_TRUE(std::filesystem::exists(dir + "/t/" + f)) << f;
+  std::string print = otf2Print(dir + "/t/traces.otf2");
+  if (print.empty())
+    GTEST_SKIP() << "otf2-print (otf2-tools) is not installed";
+  // Rank 0: 3 us of compute (the gap before MPI_Isend), the send, its wait before the
+  // recv that requires it, then the recv posted and completed at the end.
+  EXPECT_EQ(eventsOf(print, 0),
+            (std::vector<std::string>{
+                "ENTER 0 Region: \"MPI_Init\" <0>", "LEAVE 0 Region: \"MPI_Init\" <0>",
+                "ENTER 3000 Region: \"MPI_Isend\" <2>",
+                "MPI_ISEND 3000 Receiver: 1 (\"Master thread\" <1>), Communicator: "
+                "\"MPI_COMM_WORLD\" <0>, Tag: 7, Length: 4096, Request: 1",
+                "LEAVE 3000 Region: \"MPI_Isend\" <2>", "ENTER 3000 Region: \"MPI_Wait\" <4>",
+                "MPI_ISEND_COMPLETE 3000 Request: 1", "LEAVE 3000 Region: \"MPI_Wait\" <4>",
+                "ENTER 3000 Region: \"MPI_Irecv\" <3>", "MPI_IRECV_REQUEST 3000 Request: 2",
+                "LEAVE 3000 Region: \"MPI_Irecv\" <3>", "ENTER 3000 Region: \"MPI_Wait\" <4>",
+                "MPI_IRECV 3000 Sender: 2 (\"Master thread\" <2>), Communicator: "
+                "\"MPI_COMM_WORLD\" <0>, Tag: 1, Length: 100, Request: 2",
+                "LEAVE 3000 Region: \"MPI_Wait\" <4>", "ENTER 3000 Region: \"MPI_Finalize\" <1>",
+                "LEAVE 3000 Region: \"MPI_Finalize\" <1>"}));
+}
+
+// An MPI trace names every message's sender; a receive from any source only has one
+// when static matching pairs it (ir/MessageMatching.h), which wildcards it does not.
+TEST(Otf2, WildcardReceivesAreRefused) {
+  std::string dir = makeTempDir("otf2-any");
+  writeFile(dir + "/any.goal", "num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 0\n}\n"
+                               "rank 1 {\nl1: recv 8b from -1 tag 0\n}\n");
+  RunResult r = runInfracc({dir + "/any.goal", "-emit=otf2", "-o", dir + "/t"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, dir + "/any.goal: error: rank 1: a receive from any source or with any tag "
+                         "that no send matches: an MPI trace records its sender\n");
+}
+
+TEST(Otf2, CollectivesWithTraceRsSizes) {
+  std::string dir = makeTempDir("otf2-coll");
+  writeFile(dir + "/c.goal", "num_ranks 2\ncomm 4 ranks 1,0\nrank 0 {\nl1: allreduce 64b\n"
+                             "l2: alltoall 8b comm 4\nl2 requires l1\n}\nrank 1 {\n"
+                             "l1: allreduce 64b\nl2: alltoall 8b comm 4\nl2 requires l1\n}\n");
+  RunResult r = runInfracc({dir + "/c.goal", "-emit=otf2", "-o", dir + "/t"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string print = otf2Print(dir + "/t/traces.otf2");
+  if (print.empty())
+    GTEST_SKIP() << "otf2-print (otf2-tools) is not installed";
+  // TraceR reads an allreduce's size as sizeSent / ranks and an alltoall's the same.
+  EXPECT_NE(print.find("MPI_COLLECTIVE_END                             0                    0  "
+                       "Operation: ALLREDUCE, Communicator: \"MPI_COMM_WORLD\" <0>, Root: 0 "
+                       "(\"Master thread\" <0>), Sent: 128, Received: 128"),
+            std::string::npos)
+      << print;
+  // Root 0 of communicator 4 (ranks 1, 0) is rank 1.
+  EXPECT_NE(print.find("Operation: ALLTOALL, Communicator: \"communicator 4\" <1>, Root: 0 "
+                       "(\"Master thread\" <1>), Sent: 16, Received: 16"),
+            std::string::npos)
+      << print;
+  writeFile(dir + "/rs.goal", "num_ranks 2\nrank 0 {\nl1: reducescatter 8b\n}\n"
+                              "rank 1 {\nl1: reducescatter 8b\n}\n");
+  RunResult bad = runInfracc({dir + "/rs.goal", "-emit=otf2", "-o", dir + "/t3"});
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_EQ(bad.err, dir + "/rs.goal: error: rank 0: TraceR does not replay reducescatter; "
+                           "lower it with -passes=lower-collectives\n");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/t3"));
+}
+
+const std::string Torus = "-fabric=torus:dims=4x4x4,of=switch,host=simple_host,bw=100G,"
+                          "lat=100ns,host_bw=200G";
+
+TEST(Codes, TorusOfSwitches) {
+  std::string dir = makeTempDir("codes");
+  std::string goal = "num_ranks 64\n";
+  for (int r = 0; r < 64; ++r)
+    goal += "rank " + std::to_string(r) + " {\nl1: send 8b to " + std::to_string((r + 1) % 64) +
+            " tag 0\nl2: recv 8b from " + std::to_string((r + 63) % 64) + " tag 0\n}\n";
+  writeFile(dir + "/ring.goal", goal);
+  RunResult r = runInfracc({Torus, dir + "/ring.goal", "-emit=codes", "-o", dir + "/s"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(compareGolden("tracer/torus-4x4x4/network.conf", readFile(dir + "/s/network.conf")),
+            "");
+  EXPECT_EQ(readFile(dir + "/s/tracer_config"), "NA\n1\ntrace/traces.otf2 NA 64 1\n");
+  EXPECT_EQ(compareGolden("tracer/torus-4x4x4/run-tracer.sh", readFile(dir + "/s/run-tracer.sh")),
+            "");
+  EXPECT_TRUE(std::filesystem::exists(dir + "/s/trace/traces.otf2"));
+  const std::string servers = readFile(dir + "/s/servers.txt");
+  EXPECT_NE(servers.find("\n0 simple_host.0.xpu.0 0\n"), std::string::npos) << servers;
+}
+
+// Placed ranks: the job map holds each rank's server, the global map (server, rank, job).
+TEST(Codes, PlacementGoesIntoTheMaps) {
+  std::string dir = makeTempDir("codes-map");
+  writeFile(dir + "/two.goal", "num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 0\n}\n"
+                               "rank 1 {\nl1: recv 8b from 0 tag 0\n}\n");
+  writeFile(dir + "/map.txt", "0 simple_host.5.xpu.0\n1 simple_host.63.xpu.0\n");
+  RunResult r = runInfracc({Torus, dir + "/two.goal", "-place-map=" + dir + "/map.txt",
+                            "-passes=place", "-emit=codes", "-o", dir + "/s"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(readFile(dir + "/s/tracer_config"),
+            "global_map.bin\n1\ntrace/traces.otf2 job0.map 2 1\n");
+  const std::string job = readFile(dir + "/s/job0.map");
+  ASSERT_EQ(job.size(), 8u);
+  int32_t v[2];
+  std::memcpy(v, job.data(), 8);
+  EXPECT_EQ(v[0], 5);
+  EXPECT_EQ(v[1], 63);
+  const std::string global = readFile(dir + "/s/global_map.bin");
+  ASSERT_EQ(global.size(), 24u);
+  int32_t g[6];
+  std::memcpy(g, global.data(), 24);
+  EXPECT_EQ((std::vector<int32_t>(g, g + 6)), (std::vector<int32_t>{5, 0, 0, 63, 1, 0}));
+}
+
+TEST(Codes, WhatCodesCannotSay) {
+  std::string dir = makeTempDir("codes-bad");
+  writeFile(dir + "/two.goal", "num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 0\n}\n"
+                               "rank 1 {\nl1: recv 8b from 0 tag 0\n}\n");
+  const std::string mesh = "-fabric=mesh:dims=4x4,of=switch,host=simple_host,bw=100G";
+  RunResult r = runInfracc({mesh, dir + "/two.goal", "-emit=codes", "-o", dir + "/s"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, mesh + ": error: router 0 is not wired as position 0 of a 4x4 torus (a mesh "
+                          "without wrap-around links is not a CODES torus); CODES's models "
+                          "here: torus (fat tree and dragonfly are not written yet, "
+                          "docs/scale-out.md)\n");
+  const std::string two = "-fabric=torus:dims=4x4,of=switch,host=simple_host,hosts_per_switch=2";
+  r = runInfracc({two, dir + "/two.goal", "-emit=codes", "-o", dir + "/s"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("router 0 has 2 endpoints: CODES's torus has one terminal per router"),
+            std::string::npos)
+      << r.err;
+}
