@@ -211,3 +211,45 @@ TEST(Codes, WhatCodesCannotSay) {
             std::string::npos)
       << r.err;
 }
+
+// OTF2 traces read back: infracc's own come back as the same schedule (GOAL text equal),
+// others' (TraceR ships Score-P's) as the program they recorded.
+TEST(Otf2Reader, RoundTrip) {
+  std::string dir = makeTempDir("otf2-read");
+  writeFile(dir + "/ring.goal", Ring);
+  ASSERT_EQ(runInfracc({dir + "/ring.goal", "-emit=otf2", "-o", dir + "/t"}).status, 0);
+  RunResult back = runInfracc({dir + "/t/traces.otf2", "-emit=goal"});
+  ASSERT_EQ(back.status, 0) << back.err;
+  EXPECT_EQ(back.out, runInfracc({dir + "/ring.goal", "-emit=goal"}).out);
+
+  writeFile(dir + "/c.goal", "num_ranks 4\ncomm 4 ranks 3,1\nrank 0 {\nl1: allreduce 64b\n"
+                             "l2: calc 500\nl3: bcast 32b root 2\nl2 requires l1\nl3 requires l2\n}\n"
+                             "rank 1 {\nl1: allreduce 64b\nl2: alltoall 8b comm 4\nl3: bcast 32b root 2\n"
+                             "l2 requires l1\nl3 requires l2\n}\n"
+                             "rank 2 {\nl1: allreduce 64b\nl3: bcast 32b root 2\nl3 requires l1\n}\n"
+                             "rank 3 {\nl1: allreduce 64b\nl2: alltoall 8b comm 4\nl3: bcast 32b root 2\n"
+                             "l2 requires l1\nl3 requires l2\n}\n");
+  ASSERT_EQ(runInfracc({dir + "/c.goal", "-emit=otf2", "-o", dir + "/c"}).status, 0);
+  RunResult sim = runInfracc({dir + "/c/traces.otf2", "-emit=sim", "-sim-batch"});
+  RunResult direct = runInfracc({dir + "/c.goal", "-emit=sim", "-sim-batch"});
+  ASSERT_EQ(sim.status, 0) << sim.err;
+  EXPECT_EQ(maximumFinishingTime(sim.out), maximumFinishingTime(direct.out));
+  EXPECT_GT(maximumFinishingTime(direct.out), 0);
+}
+
+TEST(Otf2Reader, NotATrace) {
+  std::string dir = makeTempDir("otf2-bad");
+  writeFile(dir + "/junk.otf2", "not an anchor file\n");
+  RunResult r = runInfracc({dir + "/junk.otf2", "-emit=goal"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, dir + "/junk.otf2: error: not an OTF2 trace (its anchor file could not be "
+                         "read)\n");
+  // An archive whose event files are gone.
+  writeFile(dir + "/two.goal", "num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 0\n}\n"
+                               "rank 1 {\nl1: recv 8b from 0 tag 0\n}\n");
+  ASSERT_EQ(runInfracc({dir + "/two.goal", "-emit=otf2", "-o", dir + "/t"}).status, 0);
+  std::filesystem::remove(dir + "/t/traces/1.evt");
+  r = runInfracc({dir + "/t/traces.otf2", "-emit=goal"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find(dir + "/t/traces.otf2: error: "), std::string::npos) << r.err;
+}

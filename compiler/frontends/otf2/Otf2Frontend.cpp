@@ -1,0 +1,393 @@
+// OTF2 MPI traces (Score-P's, TraceR's, infracc's -emit=otf2) as a workload: the anchor
+// file `<name>.otf2` (docs/scale-out.md, "Reading OTF2"). Location i is rank i, as TraceR
+// takes them. Per rank the events become ops in program order:
+//
+//   time before an Enter    a calc of that many ns (time inside regions is not compute,
+//                           as TraceR counts it)
+//   MpiSend / MpiRecv       a send / recv the rest of the program waits for
+//   MpiIsend                a send that starts here; MpiIsendComplete: later ops wait for it
+//   MpiIrecvRequest         where a recv starts; MpiIrecv (its completion, with sender, tag
+//                           and size): the recv, which later ops wait for
+//   MpiCollectiveEnd        a collective (sizes read back as TraceR reads them)
+//
+// Each op requires what finished before it in program order, so the schedule runs the
+// program the trace recorded.
+#include "ir/InputRegistry.h"
+#include "ir/Module.h"
+#include "support/Diagnostics.h"
+
+#include <llvm/ADT/DenseMap.h>
+#include <llvm/ADT/STLExtras.h>
+
+#include <otf2/otf2.h>
+
+#include <fmt/format.h>
+
+#include <cstdarg>
+#include <map>
+
+namespace infracc::otf2 {
+namespace {
+
+struct Op {
+  Op(OpKind k, uint32_t p = 0, uint32_t t = 0, uint64_t s = 0) : kind(k), peer(p), tag(t), size(s) {}
+  OpKind kind;
+  uint32_t peer = 0, tag = 0;
+  uint64_t size = 0;
+  uint32_t collective = ~0u;
+  std::vector<uint32_t> requires_;   // local indices
+};
+
+struct RankState {
+  std::vector<Op> ops;
+  std::vector<uint32_t> pending;     // ops the next op in program order waits for
+  uint64_t lastTime = 0;
+  bool started = false;
+  std::map<uint64_t, uint32_t> isends;                   // request -> op
+  std::map<uint64_t, std::vector<uint32_t>> irecvs;      // request -> pending when posted
+};
+
+struct Trace {
+  uint64_t resolution = 1000000000;
+  std::vector<uint64_t> locations;                        // definition order = rank
+  llvm::DenseMap<uint64_t, uint32_t> rankOfLocation;
+  std::map<uint32_t, std::vector<uint64_t>> groups;       // group -> members
+  std::map<uint32_t, uint32_t> commGroup;                 // comm -> group
+  std::vector<RankState> ranks;
+  uint32_t current = 0;
+  std::vector<CollectiveInfo> collectives;
+  std::map<std::vector<uint32_t>, uint32_t> communicators;   // ranks -> index
+  std::string error;
+};
+
+// `op` has finished: later ops wait for it, and no longer need what it waited for.
+void finished(RankState &r, uint32_t op) {
+  const auto &req = r.ops[op].requires_;
+  llvm::erase_if(r.pending, [&](uint32_t p) {
+    return std::find(req.begin(), req.end(), p) != req.end();
+  });
+  r.pending.push_back(op);
+}
+
+uint64_t toNs(const Trace &t, uint64_t ticks) {
+  return uint64_t((unsigned __int128)ticks * 1000000000u / t.resolution);
+}
+
+uint32_t add(RankState &r, Op op, bool completes) {
+  op.requires_ = r.pending;
+  uint32_t i = uint32_t(r.ops.size());
+  r.ops.push_back(std::move(op));
+  if (completes)
+    r.pending = {i};
+  return i;
+}
+
+void computeUntil(Trace &t, uint64_t time) {
+  RankState &r = t.ranks[t.current];
+  if (r.started && time > r.lastTime)
+    add(r, Op(OpKind::Calc, 0, 0, toNs(t, time - r.lastTime)), true);
+  r.started = true;
+  r.lastTime = time;
+}
+
+void seen(Trace &t, uint64_t time) {
+  RankState &r = t.ranks[t.current];
+  r.lastTime = std::max(r.lastTime, time);
+}
+
+// The rank of member `i` of communicator `comm`; ~0u and an error when unknown.
+uint32_t memberRank(Trace &t, OTF2_CommRef comm, uint32_t i) {
+  auto c = t.commGroup.find(comm);
+  if (c == t.commGroup.end() || !t.groups.count(c->second) || i >= t.groups[c->second].size()) {
+    if (t.error.empty())
+      t.error = fmt::format("an event names member {} of communicator {}, which is not defined",
+                            i, comm);
+    return ~0u;
+  }
+  uint64_t m = t.groups[c->second][i];
+  if (m >= t.ranks.size()) {
+    if (t.error.empty())
+      t.error = fmt::format("communicator {} has member {}, beyond the {} ranks", comm, m,
+                            t.ranks.size());
+    return ~0u;
+  }
+  return uint32_t(m);
+}
+
+#define CB(T) static_cast<T *>(userData)
+
+OTF2_CallbackCode defLocation(void *userData, OTF2_LocationRef loc, OTF2_StringRef,
+                              OTF2_LocationType, uint64_t, OTF2_LocationGroupRef) {
+  Trace *t = CB(Trace);
+  t->rankOfLocation[loc] = uint32_t(t->locations.size());
+  t->locations.push_back(loc);
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode defClock(void *userData, uint64_t resolution, uint64_t, uint64_t, uint64_t) {
+  CB(Trace)->resolution = resolution ? resolution : 1;
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode defGroup(void *userData, OTF2_GroupRef self, OTF2_StringRef, OTF2_GroupType type,
+                           OTF2_Paradigm, OTF2_GroupFlag, uint32_t n, const uint64_t *members) {
+  if (type == OTF2_GROUP_TYPE_COMM_GROUP || type == OTF2_GROUP_TYPE_COMM_SELF)
+    CB(Trace)->groups[self].assign(members, members + n);
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode defComm(void *userData, OTF2_CommRef self, OTF2_StringRef, OTF2_GroupRef group,
+                          OTF2_CommRef, OTF2_CommFlag) {
+  CB(Trace)->commGroup[self] = group;
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode enter(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void *userData,
+                        OTF2_AttributeList *, OTF2_RegionRef) {
+  computeUntil(*CB(Trace), time);
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode leave(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void *userData,
+                        OTF2_AttributeList *, OTF2_RegionRef) {
+  seen(*CB(Trace), time);
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode send(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void *userData,
+                       OTF2_AttributeList *, uint32_t receiver, OTF2_CommRef comm, uint32_t tag,
+                       uint64_t len) {
+  Trace &t = *CB(Trace);
+  seen(t, time);
+  uint32_t to = memberRank(t, comm, receiver);
+  if (to == ~0u)
+    return OTF2_CALLBACK_INTERRUPT;
+  add(t.ranks[t.current], Op(OpKind::Send, to, tag, len), true);
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode isend(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void *userData,
+                        OTF2_AttributeList *, uint32_t receiver, OTF2_CommRef comm, uint32_t tag,
+                        uint64_t len, uint64_t request) {
+  Trace &t = *CB(Trace);
+  seen(t, time);
+  uint32_t to = memberRank(t, comm, receiver);
+  if (to == ~0u)
+    return OTF2_CALLBACK_INTERRUPT;
+  RankState &r = t.ranks[t.current];
+  r.isends[request] = add(r, Op(OpKind::Send, to, tag, len), false);
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode isendDone(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void *userData,
+                            OTF2_AttributeList *, uint64_t request) {
+  Trace &t = *CB(Trace);
+  seen(t, time);
+  RankState &r = t.ranks[t.current];
+  auto it = r.isends.find(request);
+  if (it == r.isends.end()) {
+    t.error = fmt::format("rank {}: MpiIsendComplete of request {}, which no MpiIsend opened",
+                          t.current, request);
+    return OTF2_CALLBACK_INTERRUPT;
+  }
+  finished(r, it->second);
+  r.isends.erase(it);
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode recv(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void *userData,
+                       OTF2_AttributeList *, uint32_t sender, OTF2_CommRef comm, uint32_t tag,
+                       uint64_t len) {
+  Trace &t = *CB(Trace);
+  seen(t, time);
+  uint32_t from = memberRank(t, comm, sender);
+  if (from == ~0u)
+    return OTF2_CALLBACK_INTERRUPT;
+  add(t.ranks[t.current], Op(OpKind::Recv, from, tag, len), true);
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode irecvPosted(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void *userData,
+                              OTF2_AttributeList *, uint64_t request) {
+  Trace &t = *CB(Trace);
+  seen(t, time);
+  RankState &r = t.ranks[t.current];
+  r.irecvs[request] = r.pending;
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode irecvDone(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void *userData,
+                            OTF2_AttributeList *, uint32_t sender, OTF2_CommRef comm,
+                            uint32_t tag, uint64_t len, uint64_t request) {
+  Trace &t = *CB(Trace);
+  seen(t, time);
+  uint32_t from = memberRank(t, comm, sender);
+  if (from == ~0u)
+    return OTF2_CALLBACK_INTERRUPT;
+  RankState &r = t.ranks[t.current];
+  auto it = r.irecvs.find(request);
+  std::vector<uint32_t> after = it == r.irecvs.end() ? r.pending : it->second;
+  if (it != r.irecvs.end())
+    r.irecvs.erase(it);
+  Op op(OpKind::Recv, from, tag, len);
+  op.requires_ = after;
+  uint32_t i = uint32_t(r.ops.size());
+  r.ops.push_back(std::move(op));
+  finished(r, i);
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode collectiveEnd(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void *userData,
+                                OTF2_AttributeList *, OTF2_CollectiveOp op, OTF2_CommRef comm,
+                                uint32_t root, uint64_t sent, uint64_t received) {
+  Trace &t = *CB(Trace);
+  seen(t, time);
+  auto c = t.commGroup.find(comm);
+  if (c == t.commGroup.end() || !t.groups.count(c->second)) {
+    t.error = fmt::format("a collective on communicator {}, which is not defined", comm);
+    return OTF2_CALLBACK_INTERRUPT;
+  }
+  const auto &members = t.groups[c->second];
+  if (members.size() <= 1)
+    return OTF2_CALLBACK_SUCCESS;   // MPI_COMM_SELF: nothing moves
+  CollectiveInfo ci;
+  const uint64_t n = members.size();
+  switch (op) {
+  case OTF2_COLLECTIVE_OP_ALLREDUCE: ci.kind = CollectiveKind::Allreduce; ci.bytes = sent / n; break;
+  case OTF2_COLLECTIVE_OP_ALLTOALL: ci.kind = CollectiveKind::Alltoall; ci.bytes = sent / n; break;
+  case OTF2_COLLECTIVE_OP_ALLGATHER: ci.kind = CollectiveKind::Allgather; ci.bytes = received / n; break;
+  case OTF2_COLLECTIVE_OP_BCAST: ci.kind = CollectiveKind::Bcast; ci.bytes = received; break;
+  case OTF2_COLLECTIVE_OP_REDUCE: ci.kind = CollectiveKind::Reduce; ci.bytes = sent; break;
+  case OTF2_COLLECTIVE_OP_SCATTER: ci.kind = CollectiveKind::Scatter; ci.bytes = received; break;
+  case OTF2_COLLECTIVE_OP_BARRIER: ci.kind = CollectiveKind::Barrier; break;
+  default:
+    t.error = fmt::format("rank {}: collective operation {} is not read (allreduce, alltoall, "
+                          "allgather, bcast, reduce, scatter and barrier are)",
+                          t.current, int(op));
+    return OTF2_CALLBACK_INTERRUPT;
+  }
+  std::vector<uint32_t> ranks;
+  for (uint64_t m : members) {
+    if (m >= t.ranks.size()) {
+      t.error = fmt::format("communicator {} has member {}, beyond the {} ranks", comm, m,
+                            t.ranks.size());
+      return OTF2_CALLBACK_INTERRUPT;
+    }
+    ranks.push_back(uint32_t(m));
+  }
+  auto [it, fresh] = t.communicators.try_emplace(ranks, uint32_t(t.communicators.size()));
+  ci.communicator = it->second;
+  ci.root = root < n ? root : 0;
+  t.collectives.push_back(ci);
+  Op o(OpKind::Collective);
+  o.collective = uint32_t(t.collectives.size() - 1);
+  o.size = ci.bytes;
+  add(t.ranks[t.current], std::move(o), true);
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_ErrorCode quiet(void *, const char *, uint64_t, const char *, OTF2_ErrorCode e,
+                     const char *, va_list) {
+  return e;
+}
+
+llvm::Error load(InputContext &ctx) {
+  OTF2_Error_RegisterCallback(quiet, nullptr);
+  auto fail = [&](const std::string &msg) {
+    ctx.diags.error(ctx.path, msg);
+    return reportedError();
+  };
+  OTF2_Reader *rd = OTF2_Reader_Open(ctx.path.c_str());
+  if (!rd)
+    return fail("not an OTF2 trace (its anchor file could not be read)");
+  struct Close {
+    OTF2_Reader *r;
+    ~Close() { OTF2_Reader_Close(r); }
+  } closer{rd};
+  OTF2_Reader_SetSerialCollectiveCallbacks(rd);
+  Trace t;
+  OTF2_GlobalDefReader *gd = OTF2_Reader_GetGlobalDefReader(rd);
+  if (!gd)
+    return fail("not an OTF2 trace (no global definitions)");
+  OTF2_GlobalDefReaderCallbacks *gc = OTF2_GlobalDefReaderCallbacks_New();
+  OTF2_GlobalDefReaderCallbacks_SetLocationCallback(gc, defLocation);
+  OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(gc, defClock);
+  OTF2_GlobalDefReaderCallbacks_SetGroupCallback(gc, defGroup);
+  OTF2_GlobalDefReaderCallbacks_SetCommCallback(gc, defComm);
+  OTF2_Reader_RegisterGlobalDefCallbacks(rd, gd, gc, &t);
+  OTF2_GlobalDefReaderCallbacks_Delete(gc);
+  uint64_t read = 0;
+  if (OTF2_ErrorCode e = OTF2_Reader_ReadAllGlobalDefinitions(rd, gd, &read); e != OTF2_SUCCESS)
+    return fail(fmt::format("damaged OTF2 definitions: {}", OTF2_Error_GetDescription(e)));
+  if (t.locations.empty())
+    return fail("the trace defines no locations (ranks)");
+  t.ranks.resize(t.locations.size());
+  for (uint64_t loc : t.locations)
+    OTF2_Reader_SelectLocation(rd, loc);
+  bool defs = OTF2_Reader_OpenDefFiles(rd) == OTF2_SUCCESS;
+  if (OTF2_ErrorCode e = OTF2_Reader_OpenEvtFiles(rd); e != OTF2_SUCCESS)
+    return fail(fmt::format("cannot open the event files: {}", OTF2_Error_GetDescription(e)));
+  for (uint32_t r = 0; r < t.locations.size(); ++r) {
+    if (defs)
+      if (OTF2_DefReader *d = OTF2_Reader_GetDefReader(rd, t.locations[r])) {
+        uint64_t n = 0;
+        OTF2_Reader_ReadAllLocalDefinitions(rd, d, &n);
+        OTF2_Reader_CloseDefReader(rd, d);
+      }
+    OTF2_EvtReader *ev = OTF2_Reader_GetEvtReader(rd, t.locations[r]);
+    if (!ev)
+      return fail(fmt::format("no events for location {} (rank {})", t.locations[r], r));
+    OTF2_EvtReaderCallbacks *ec = OTF2_EvtReaderCallbacks_New();
+    OTF2_EvtReaderCallbacks_SetEnterCallback(ec, enter);
+    OTF2_EvtReaderCallbacks_SetLeaveCallback(ec, leave);
+    OTF2_EvtReaderCallbacks_SetMpiSendCallback(ec, send);
+    OTF2_EvtReaderCallbacks_SetMpiIsendCallback(ec, isend);
+    OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(ec, isendDone);
+    OTF2_EvtReaderCallbacks_SetMpiRecvCallback(ec, recv);
+    OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(ec, irecvPosted);
+    OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(ec, irecvDone);
+    OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(ec, collectiveEnd);
+    t.current = r;
+    OTF2_Reader_RegisterEvtCallbacks(rd, ev, ec, &t);
+    OTF2_EvtReaderCallbacks_Delete(ec);
+    uint64_t n = 0;
+    OTF2_ErrorCode e = OTF2_Reader_ReadAllLocalEvents(rd, ev, &n);
+    OTF2_Reader_CloseEvtReader(rd, ev);
+    if (!t.error.empty())
+      return fail(t.error);
+    if (e != OTF2_SUCCESS)
+      return fail(fmt::format("damaged events of rank {}: {}", r, OTF2_Error_GetDescription(e)));
+  }
+  OTF2_Reader_CloseEvtFiles(rd);
+  if (defs)
+    OTF2_Reader_CloseDefFiles(rd);
+
+  ScheduleBuilder b(uint32_t(t.ranks.size()));
+  std::vector<std::pair<std::vector<uint32_t>, uint32_t>> comms(t.communicators.begin(),
+                                                                t.communicators.end());
+  std::sort(comms.begin(), comms.end(), [](auto &a, auto &c) { return a.second < c.second; });
+  for (auto &[ranks, index] : comms) {
+    Communicator c;
+    c.id = index;
+    c.ranks = ranks;
+    b.addCommunicator(std::move(c));
+  }
+  std::vector<uint32_t> collectiveIndex;
+  for (const CollectiveInfo &ci : t.collectives)
+    collectiveIndex.push_back(b.addCollective(ci));
+  for (uint32_t r = 0; r < t.ranks.size(); ++r) {
+    b.beginRank(r);
+    for (const Op &o : t.ranks[r].ops) {
+      if (o.kind == OpKind::Collective)
+        b.addOp(OpKind::Collective, collectiveIndex[o.collective], o.size);
+      else
+        b.addOp(o.kind, o.peer, o.size, o.tag);
+    }
+    for (uint32_t i = 0; i < t.ranks[r].ops.size(); ++i)
+      for (uint32_t p : t.ranks[r].ops[i].requires_)
+        b.addDependency(i, p, DepKind::Requires);
+    b.endRank();
+  }
+  ctx.module.jobs.push_back({ctx.path, b.finish()});
+  return llvm::Error::success();
+}
+
+RegisterInputFormat format({.name = "otf2",
+                            .description = "OTF2 MPI trace (its .otf2 anchor file: Score-P, "
+                                           "TraceR, -emit=otf2)",
+                            .extensions = {".otf2"},
+                            .role = InputRole::Workload,
+                            .sniff = nullptr,
+                            .load = load});
+
+} // namespace
+} // namespace infracc::otf2
