@@ -9,22 +9,6 @@
 #include <memory>
 #include <string_view>
 
-// Under LeakSanitizer (the ASan build): Graphviz 2.43's layout library (HTML label
-// parsing, its plugin configuration text) and the font stack its renderers use (pango,
-// cairo, fontconfig, glib) keep allocations they never free; those are not infracc's.
-// The graphs infracc builds (cgraph) are not suppressed, so their lifetime stays
-// checked. The runtime asks for this function by name; without a sanitizer it is unused.
-extern "C" const char *__lsan_default_suppressions() {
-  return "leak:libgvc.so\n"
-         "leak:libgvplugin_pango.so\n"
-         "leak:libpango\n"
-         "leak:libcairo.so\n"
-         "leak:libfontconfig.so\n"
-         "leak:libglib-2.0.so\n";
-}
-// ... and says nothing about them at exit (standard error stays the program's).
-extern "C" const char *__lsan_default_options() { return "print_suppressions=0"; }
-
 namespace infracc::viz {
 
 bool isRenderFormat(llvm::StringRef f) {
