@@ -1,6 +1,7 @@
 #include "backends/astra/Ns3Topology.h"
 
 #include "backends/astra/AstraUnits.h"
+#include "ir/AttachPoints.h"
 #include "support/Diagnostics.h"
 
 #include <llvm/ADT/DenseMap.h>
@@ -41,6 +42,7 @@ llvm::Expected<Ns3Topology> ns3Topology(const FabricGraph &g, DiagEngine &diags,
       names.push_back(g.name(n));
     }
   }
+  Ns3Topology t0;   // counts gathered before the result is laid out
   // Links between contracted nodes, parallel edges merged.
   struct Acc {
     double bps = 0;
@@ -50,10 +52,28 @@ llvm::Expected<Ns3Topology> ns3Topology(const FabricGraph &g, DiagEngine &diags,
   };
   std::map<std::pair<uint32_t, uint32_t>, Acc> acc;
   std::set<std::string> noLatency;
+  // An xpu wired straight to several attach points (NICs) uses the one of its affinity
+  // (ir/AttachPoints.h, as -emit=htsim and remap-gpus do): the links to the others are
+  // left out, so ns-3's shortest-path routing cannot spread its traffic over them.
+  AttachPoints ap(g);
+  auto otherNic = [&](NodeId x, NodeId nic) {
+    if (g.kind(x) != ComponentKind::Xpu || ap.indexInCopy(nic) < 0 ||
+        g.deviceCopyOf(x) != g.deviceCopyOf(nic))
+      return false;
+    NodeId mine = ap.nearest(x);
+    if (mine == InvalidNode || mine == nic)
+      return false;
+    auto nb = g.neighbours(x);
+    return std::any_of(nb.begin(), nb.end(), [&](auto a) { return a.node == mine; });
+  };
   for (const auto &e : g.edges()) {
     uint32_t a = of[e.u], b = of[e.v];
     if (a == b)
       continue;
+    if (otherNic(e.u, e.v) || otherNic(e.v, e.u)) {
+      ++t0.affinityDropped;
+      continue;
+    }
     const auto &link = g.link(e.link);
     if (!link.bandwidth) {
       diags.error(where, fmt::format("link '{}' ({} to {}) has no bandwidth: ns-3 needs a rate "
@@ -111,6 +131,7 @@ llvm::Expected<Ns3Topology> ns3Topology(const FabricGraph &g, DiagEngine &diags,
       }
   Ns3Topology t;
   t.npus = N;
+  t.affinityDropped = t0.affinityDropped;
   std::vector<uint32_t> id(M, None);
   for (uint32_t i = 0; i < M; ++i)
     if (i < N || (!gone[i] && seen[i])) {

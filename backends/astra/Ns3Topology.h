@@ -8,6 +8,9 @@
 //    nodes; a NIC shared by two xpus is then exactly that, a shared hop, and the PCIe
 //    link to it keeps its rate and delay (the service's translator instead folds each NIC
 //    into an NPU).
+//  * An xpu wired straight to several NICs keeps only the link to the NIC of its affinity
+//    (ir/AttachPoints.h, the choice -emit=htsim makes), so ns-3's routing does not
+//    spread its traffic over NICs the GPU does not use.
 //  * Nodes that lead nowhere (a management NIC without a link out, NVMe drives) are
 //    dropped: repeatedly, every non-NPU node with at most one neighbour.
 //  * Parallel edges between two nodes become one link of their summed rate (ns-3's
@@ -43,6 +46,7 @@ struct Ns3Topology {
   uint32_t npuToNpuLinks = 0;       // links joining two NPUs directly
   std::vector<std::string> linksWithoutLatency;   // link names, for one warning
   uint32_t droppedNodes = 0;
+  uint32_t affinityDropped = 0;     // xpu-NIC links left out by affinity
 };
 
 /// Builds the ns-3 graph of `g`; a link without a bandwidth is reported against

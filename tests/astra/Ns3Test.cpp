@@ -157,3 +157,16 @@ TEST(AstraNs3, SwitchlessAndUnpricedFabrics) {
             std::string::npos)
       << bare.run.err;
 }
+
+// Two xpus wired to both NICs of their host: each keeps only the link to the NIC of its
+// affinity (xpu k -> NIC k, as -emit=htsim chooses), so ns-3 routes its traffic there.
+TEST(AstraNs3, NicAffinity) {
+  Out o = emitNs3({"-fabric=single_tier:hosts=2,host=simple_host(xpus=2,nics=2)"});
+  ASSERT_EQ(o.run.status, 0) << o.run.err;
+  EXPECT_EQ(checkNs3(o), "");
+  EXPECT_EQ(o.file("topology.txt"), "9 5 8\n4 5 6 7 8\n"
+                                    "0 4 256Gbps 0ns 0\n1 5 256Gbps 0ns 0\n"
+                                    "2 6 256Gbps 0ns 0\n3 7 256Gbps 0ns 0\n"
+                                    "4 8 100Gbps 0ns 0\n5 8 100Gbps 0ns 0\n"
+                                    "6 8 100Gbps 0ns 0\n7 8 100Gbps 0ns 0\n");
+}
