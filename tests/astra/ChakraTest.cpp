@@ -14,28 +14,8 @@ using namespace infracc::test;
 
 namespace {
 
-// Sends, receives and calcs in whole microseconds, with tags and cpu streams.
-const char *PointToPoint = R"(num_ranks 3
-rank 0 {
-l1: calc 3000
-l2: send 4096b to 1 tag 7
-l3: recv 100b from 2 tag 1
-l2 requires l1
-l3 requires l2
-}
-rank 1 {
-l1: recv 4096b from 0 tag 7
-l2: calc 2000
-l3: send 100b to 2 tag 9
-l2 requires l1
-l3 requires l2
-}
-rank 2 {
-l1: recv 100b from 1 tag 9
-l2: send 100b to 0 tag 1
-l2 requires l1
-}
-)";
+// Three ranks in a ring: sends, receives and calcs in whole microseconds, with tags.
+const std::string PointToPoint = readFile(sourcePath("tests/astra/inputs/p2p3.goal"));
 
 const char *Collectives = R"(num_ranks 4
 comm 5 ranks 0,2

@@ -18,27 +18,8 @@ using namespace infracc::test;
 
 namespace {
 
-const char *Ring = R"(num_ranks 3
-rank 0 {
-l1: calc 3000
-l2: send 4096b to 1 tag 7
-l3: recv 100b from 2 tag 1
-l2 requires l1
-l3 requires l2
-}
-rank 1 {
-l1: recv 4096b from 0 tag 7
-l2: calc 2000
-l3: send 100b to 2 tag 9
-l2 requires l1
-l3 requires l2
-}
-rank 2 {
-l1: recv 100b from 1 tag 9
-l2: send 100b to 0 tag 1
-l2 requires l1
-}
-)";
+// Three ranks in a ring (the Chakra tests' input too).
+const std::string Ring = readFile(sourcePath("tests/astra/inputs/p2p3.goal"));
 
 // otf2-print's output, or "" (and a skip) when otf2-tools is not installed.
 std::string otf2Print(const std::string &anchor) {
