@@ -88,12 +88,30 @@ llvm::Error otf2Failed(OTF2_ErrorCode e, const char *what) {
 
 llvm::Expected<Otf2Stats> writeOtf2(const Schedule &s, OutputManager &out, const std::string &dir,
                                     const std::string &name, DiagEngine &diags,
-                                    llvm::StringRef where) {
-  const uint32_t P = s.numRanks();
+                                    llvm::StringRef where, llvm::ArrayRef<uint32_t> job) {
+  // The trace's ranks: the job's (local rank i = global rank job[i]), or all.
+  std::vector<uint32_t> globalOf;
+  if (job.empty())
+    for (uint32_t r = 0; r < s.numRanks(); ++r)
+      globalOf.push_back(r);
+  else
+    globalOf.assign(job.begin(), job.end());
+  const uint32_t P = uint32_t(globalOf.size());
+  std::vector<uint32_t> localOf(s.numRanks(), ~0u);
+  for (uint32_t i = 0; i < P; ++i)
+    localOf[globalOf[i]] = i;
   std::vector<uint32_t> partner = matchMessages(s);
   // Check what the trace cannot say before writing anything.
-  for (uint64_t g = 0; g < s.numOps(); ++g) {
+  for (uint32_t gr : globalOf)
+    for (uint32_t g = s.rankBegin(gr); g < s.rankBegin(gr) + s.numOps(gr); ++g) {
     OpKind k = s.kind(uint32_t(g));
+    if ((k == OpKind::Send || k == OpKind::Recv) && s.peer(g) != AnySource &&
+        (s.peer(g) >= s.numRanks() || localOf[s.peer(g)] == ~0u)) {
+      diags.error(where, fmt::format("rank {} exchanges messages with rank {} of another job: "
+                                     "a trace holds one job",
+                                     gr, s.peer(g)));
+      return reportedError();
+    }
     if (k == OpKind::Recv && (s.peer(uint32_t(g)) == AnySource || s.tag(uint32_t(g)) == AnyTag) &&
         partner[g] == NoPartner) {
       diags.error(where, fmt::format("rank {}: a receive from any source or with any tag that "
@@ -149,9 +167,11 @@ llvm::Expected<Otf2Stats> writeOtf2(const Schedule &s, OutputManager &out, const
   std::vector<uint32_t> ownComms;   // schedule communicators with a ref of their own
   for (size_t c = 0; c < s.communicators().size(); ++c) {
     const auto &ranks = s.communicators()[c].ranks;
+    if (ranks.empty() || localOf[ranks[0]] == ~0u)
+      continue;   // another job's
     bool world = ranks.size() == P;
     for (uint32_t i = 0; i < ranks.size() && world; ++i)
-      world = ranks[i] == i;
+      world = localOf[ranks[i]] == i;
     if (!world) {
       ownComms.push_back(uint32_t(c));
       commRef[c] = uint32_t(ownComms.size());
@@ -161,6 +181,7 @@ llvm::Expected<Otf2Stats> writeOtf2(const Schedule &s, OutputManager &out, const
   std::vector<uint64_t> events(P, 0);
   uint64_t lastTime = 0;
   for (uint32_t r = 0; r < P; ++r) {
+    const uint32_t gr = globalOf[r];
     OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(ar, r);
     if (!w)
       return inputError("OTF2: no event writer");
@@ -169,8 +190,10 @@ llvm::Expected<Otf2Stats> writeOtf2(const Schedule &s, OutputManager &out, const
     auto leave = [&](OTF2_RegionRef reg) { OTF2_EvtWriter_Leave(w, nullptr, t, reg); ++n; };
     enter(init);
     leave(init);
-    for (const MpiCall &c : mpiProgram(s, r, partner)) {
-      const uint32_t g = s.globalIndex(r, c.op);
+    for (MpiCall c : mpiProgram(s, gr, partner)) {
+      const uint32_t g = s.globalIndex(gr, c.op);
+      if (c.kind == MpiCall::Isend || c.kind == MpiCall::Irecv || c.kind == MpiCall::WaitRecv)
+        c.peer = localOf[c.peer];
       if (s.cpu(g) != 0)
         ++st.serializedOps;
       switch (c.kind) {
@@ -274,8 +297,9 @@ llvm::Expected<Otf2Stats> writeOtf2(const Schedule &s, OutputManager &out, const
                                   OTF2_GROUP_FLAG_NONE, P, all.data());
   OTF2_GlobalDefWriter_WriteComm(gw, 0, world, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
   for (size_t k = 0; k < ownComms.size(); ++k) {
-    const auto &ranks = s.communicators()[ownComms[k]].ranks;
-    std::vector<uint64_t> members(ranks.begin(), ranks.end());
+    std::vector<uint64_t> members;
+    for (uint32_t m : s.communicators()[ownComms[k]].ranks)
+      members.push_back(localOf[m]);
     OTF2_GlobalDefWriter_WriteGroup(gw, uint32_t(k + 2), commNames[k], OTF2_GROUP_TYPE_COMM_GROUP,
                                     OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
                                     uint32_t(members.size()), members.data());

@@ -10,6 +10,7 @@
 #include "ir/Schedule.h"
 #include "support/Output.h"
 
+#include <llvm/ADT/ArrayRef.h>
 #include <llvm/Support/Error.h>
 
 #include <string>
@@ -25,10 +26,11 @@ struct Otf2Stats {
 };
 
 /// Writes `<dir>/<name>.otf2`, `<dir>/<name>.def` and `<dir>/<name>/` (the archive)
-/// through `out`. What a trace cannot hold (GPU kernels, collectives TraceR does not
-/// replay) is reported against `where` and gives an error.
+/// through `out`. `job`: the ranks of one job (trace rank i = schedule rank job[i]);
+/// empty: every rank. What a trace cannot hold (GPU kernels, collectives TraceR does not
+/// replay, messages between jobs) is reported against `where` and gives an error.
 llvm::Expected<Otf2Stats> writeOtf2(const Schedule &s, OutputManager &out, const std::string &dir,
                                     const std::string &name, DiagEngine &diags,
-                                    llvm::StringRef where);
+                                    llvm::StringRef where, llvm::ArrayRef<uint32_t> job = {});
 
 } // namespace infracc::tracer

@@ -53,9 +53,9 @@ llvm::Error emitCodes(TargetContext &ctx) {
   if (!net)
     return net.takeError();
   const Placement &pl = m.placement;
-  if (pl.hasMembers() || !pl.jobOfRank.empty())
-    return inputError("-emit=codes: ranks grouped by remap-gpus or merged jobs are not written "
-                      "yet (one job per study, one rank per endpoint; docs/scale-out.md)");
+  if (pl.hasMembers())
+    return inputError("-emit=codes: ranks grouped by remap-gpus or sharing endpoints "
+                      "(multi-tenant jobs) are not written: TraceR runs one rank per server");
   const uint32_t P = s.numRanks();
   const auto eps = g.endpoints();
   // Server of every rank: its placed endpoint's, else rank r on endpoint r.
@@ -80,49 +80,65 @@ llvm::Error emitCodes(TargetContext &ctx) {
       server[r] = net->serverOfEndpoint[it->second];
     }
   }
-  bool linear = true;
+  // Jobs (merge-jobs): each its own trace and job map, its ranks numbered in order.
+  uint32_t J = 1;
   for (uint32_t r = 0; r < P; ++r)
-    linear = linear && server[r] == r;
+    J = std::max(J, pl.job(r) + 1);
+  std::vector<std::vector<uint32_t>> ranksOf(J);
+  for (uint32_t r = 0; r < P; ++r)
+    ranksOf[pl.job(r)].push_back(r);
+  bool linear = J == 1;
+  for (uint32_t r = 0; r < P && linear; ++r)
+    linear = server[r] == r;
 
   auto conf = ctx.output.file("network.conf");
   if (!conf)
     return conf.takeError();
   *conf << codesConf(*net, m.fabricSource);
-  auto st = writeOtf2(s, ctx.output, "trace", "traces", m.diags, m.workloadSource);
-  if (!st)
-    return st.takeError();
-  reportSerialized(m, *st);
   auto cfg = ctx.output.file("tracer_config");
   if (!cfg)
     return cfg.takeError();
-  if (linear) {
-    *cfg << fmt::format("NA\n1\ntrace/traces.otf2 NA {} 1\n", P);
-  } else {
-    *cfg << fmt::format("global_map.bin\n1\ntrace/traces.otf2 job0.map {} 1\n", P);
+  *cfg << (linear ? "NA\n" : "global_map.bin\n") << J << "\n";
+  for (uint32_t j = 0; j < J; ++j) {
+    const std::string dir = J == 1 ? "trace" : fmt::format("trace-job{}", j);
+    auto st = writeOtf2(s, ctx.output, dir, "traces", m.diags, m.workloadSource,
+                        J == 1 ? llvm::ArrayRef<uint32_t>() : llvm::ArrayRef(ranksOf[j]));
+    if (!st)
+      return st.takeError();
+    reportSerialized(m, *st);
+    *cfg << fmt::format("{}/traces.otf2 {} {} 1\n", dir,
+                        linear ? std::string("NA") : fmt::format("job{}.map", j),
+                        ranksOf[j].size());
+    if (!linear) {
+      auto jm = ctx.output.file(fmt::format("job{}.map", j));
+      if (!jm)
+        return jm.takeError();
+      for (uint32_t r : ranksOf[j])
+        writeInts(*jm, {int32_t(server[r])});
+    }
+  }
+  if (!linear) {
     auto gm = ctx.output.file("global_map.bin");
     if (!gm)
       return gm.takeError();
-    for (uint32_t r = 0; r < P; ++r)
-      writeInts(*gm, {int32_t(server[r]), int32_t(r), 0});
-    auto jm = ctx.output.file("job0.map");
-    if (!jm)
-      return jm.takeError();
-    for (uint32_t r = 0; r < P; ++r)
-      writeInts(*jm, {int32_t(server[r])});
+    for (uint32_t j = 0; j < J; ++j)
+      for (uint32_t i = 0; i < ranksOf[j].size(); ++i)
+        writeInts(*gm, {int32_t(server[ranksOf[j][i]]), int32_t(i), int32_t(j)});
   }
   auto servers = ctx.output.file("servers.txt");
   if (!servers)
     return servers.takeError();
-  *servers << "# CODES server, fabric endpoint, rank that runs there (- for none)\n";
-  std::vector<int64_t> rankOf(eps.size(), -1);
-  for (uint32_t r = 0; r < P; ++r)
-    rankOf[server[r]] = r;
+  *servers << "# CODES server, fabric endpoint, rank that runs there (job:rank with several "
+              "jobs; - for none)\n";
+  std::vector<std::string> rankOf(eps.size(), "-");
+  for (uint32_t j = 0; j < J; ++j)
+    for (uint32_t i = 0; i < ranksOf[j].size(); ++i)
+      rankOf[server[ranksOf[j][i]]] = J == 1 ? std::to_string(i) : fmt::format("{}:{}", j, i);
   std::vector<uint32_t> endpointOfServer(eps.size());
   for (uint32_t i = 0; i < eps.size(); ++i)
     endpointOfServer[net->serverOfEndpoint[i]] = i;
   for (uint32_t sv = 0; sv < eps.size(); ++sv)
-    *servers << fmt::format("{} {} {}\n", sv, g.name(eps[endpointOfServer[sv]]),
-                            rankOf[sv] < 0 ? std::string("-") : std::to_string(rankOf[sv]));
+    *servers << fmt::format("{} {} {}\n", sv, g.name(eps[endpointOfServer[sv]]), rankOf[sv]);
   auto run = ctx.output.file("run-tracer.sh", true);
   if (!run)
     return run.takeError();
