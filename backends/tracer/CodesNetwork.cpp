@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -37,13 +38,14 @@ std::set<uint32_t> torusNeighbours(uint32_t x, const std::vector<uint32_t> &dims
 
 } // namespace
 
-llvm::Expected<CodesNetwork> codesNetwork(const FabricGraph &g,
-                                          const std::vector<int64_t> &switchPs,
-                                          DiagEngine &diags, llvm::StringRef where) {
-  auto fail = [&](const std::string &msg) -> llvm::Error {
-    diags.error(where, msg + "; CODES's models here: torus (fat tree and dragonfly are not "
-                             "written yet, docs/scale-out.md)");
-    return reportedError();
+namespace {
+
+// The torus, or nullopt with the reason in `why`.
+std::optional<CodesNetwork> torusNetwork(const FabricGraph &g, const std::vector<int64_t> &switchPs,
+                                         std::string &why) {
+  auto fail = [&](const std::string &msg) -> std::optional<CodesNetwork> {
+    why = msg;
+    return std::nullopt;
   };
   CodesNetwork n;
   n.model = "torus";
@@ -182,7 +184,241 @@ llvm::Expected<CodesNetwork> codesNetwork(const FabricGraph &g,
   return n;
 }
 
+// Routers (switch boxes) in groups joined inside by one link name, each group a full
+// mesh, and between groups by another; nullopt with the reason in `why`.
+std::optional<CodesNetwork> dragonflyNetwork(const FabricGraph &g,
+                                             const std::vector<int64_t> &switchPs,
+                                             std::string &why) {
+  auto fail = [&](const std::string &msg) -> std::optional<CodesNetwork> {
+    why = msg;
+    return std::nullopt;
+  };
+  std::vector<uint32_t> routerOfCopy(g.numDeviceCopies(), ~0u);
+  std::vector<uint32_t> copies;
+  for (NodeId v = 0; v < g.numNodes(); ++v)
+    if (g.instances()[g.instanceOf(v)].role == InstanceRole::Switch &&
+        routerOfCopy[g.deviceCopyOf(v)] == ~0u) {
+      routerOfCopy[g.deviceCopyOf(v)] = uint32_t(copies.size());
+      copies.push_back(g.deviceCopyOf(v));
+    }
+  const uint32_t R = uint32_t(copies.size());
+  if (R < 2)
+    return fail("a dragonfly needs switches");
+  // Router-to-router links by link name.
+  struct L { uint32_t a, b; LinkId link; };
+  std::map<std::string, std::vector<L>> byName;
+  for (const auto &e : g.edges()) {
+    uint32_t a = routerOfCopy[g.deviceCopyOf(e.u)], b = routerOfCopy[g.deviceCopyOf(e.v)];
+    if (a != ~0u && b != ~0u && a != b)
+      byName[g.link(e.link).name].push_back({a, b, e.link});
+  }
+  if (byName.size() != 2)
+    return fail(fmt::format("its routers are joined by {} kind(s) of link; a dragonfly's local "
+                            "and global links are two, named apart",
+                            byName.size()));
+  // The local links: the name whose links make equal full meshes covering every router.
+  std::string localName, globalName;
+  std::vector<uint32_t> groupOf;
+  uint32_t a = 0;
+  for (auto &[name, links] : byName) {
+    std::vector<uint32_t> comp(R);
+    for (uint32_t r = 0; r < R; ++r)
+      comp[r] = r;
+    std::function<uint32_t(uint32_t)> find = [&](uint32_t x) {
+      return comp[x] == x ? x : comp[x] = find(comp[x]);
+    };
+    std::set<std::pair<uint32_t, uint32_t>> pairs;
+    for (const L &l : links) {
+      comp[find(l.a)] = find(l.b);
+      pairs.insert({std::min(l.a, l.b), std::max(l.a, l.b)});
+    }
+    std::map<uint32_t, std::vector<uint32_t>> members;
+    for (uint32_t r = 0; r < R; ++r)
+      members[find(r)].push_back(r);
+    size_t size = members.begin()->second.size();
+    bool cliques = size >= 2 && members.size() >= 2;
+    for (auto &[root, m] : members) {
+      cliques = cliques && m.size() == size;
+      for (size_t i = 0; i < m.size() && cliques; ++i)
+        for (size_t j = i + 1; j < m.size() && cliques; ++j)
+          cliques = pairs.count({m[i], m[j]}) != 0;
+    }
+    if (cliques && localName.empty()) {
+      localName = name;
+      a = uint32_t(size);
+      // Groups in order of their first router.
+      std::vector<std::vector<uint32_t>> gs;
+      for (auto &[root, m] : members)
+        gs.push_back(m);
+      std::sort(gs.begin(), gs.end());
+      groupOf.assign(R, 0);
+      for (uint32_t k = 0; k < gs.size(); ++k)
+        for (uint32_t r : gs[k])
+          groupOf[r] = k;
+    } else {
+      globalName = name;
+    }
+  }
+  if (localName.empty() || globalName.empty())
+    return fail("neither of its two kinds of router link makes equal full meshes (groups)");
+  const uint32_t G = R / a;
+  // CODES numbers routers group by group: id = group * a + position in the group.
+  std::vector<uint32_t> id(R), seen(G, 0);
+  for (uint32_t r = 0; r < R; ++r)
+    id[r] = groupOf[r] * a + seen[groupOf[r]]++;
+  CodesNetwork n;
+  n.model = "dragonfly_custom";
+  n.routers = R;
+  n.routersPerGroup = a;
+  n.groups = G;
+  std::set<double> localBps, globalBps;
+  std::set<int64_t> localPs, globalPs;
+  auto ps = [&](LinkId l) {
+    const auto &lat = g.link(l).latency;
+    return lat ? int64_t(std::llround(lat->ns * 1000)) : int64_t(0);
+  };
+  for (const L &l : byName[localName]) {
+    if (!g.link(l.link).bandwidth)
+      return fail(fmt::format("link '{}' has no bandwidth", localName));
+    localBps.insert(g.link(l.link).bandwidth->bitsPerSecond);
+    localPs.insert(ps(l.link));
+    for (auto [x, y] : {std::pair(l.a, l.b), std::pair(l.b, l.a)})
+      n.intraLinks.push_back({id[x] % a, id[y] % a});
+  }
+  std::vector<uint32_t> globals(R, 0);
+  for (const L &l : byName[globalName]) {
+    if (!g.link(l.link).bandwidth)
+      return fail(fmt::format("link '{}' has no bandwidth", globalName));
+    if (groupOf[l.a] == groupOf[l.b])
+      return fail(fmt::format("a '{}' link joins two routers of one group", globalName));
+    globalBps.insert(g.link(l.link).bandwidth->bitsPerSecond);
+    globalPs.insert(ps(l.link));
+    for (auto [x, y] : {std::pair(l.a, l.b), std::pair(l.b, l.a)}) {
+      n.interLinks.push_back({id[x], id[y]});
+      ++globals[x];
+    }
+  }
+  // The intra-group file lists one group's links (they are the same in every group).
+  std::sort(n.intraLinks.begin(), n.intraLinks.end());
+  n.intraLinks.erase(std::unique(n.intraLinks.begin(), n.intraLinks.end()), n.intraLinks.end());
+  std::sort(n.interLinks.begin(), n.interLinks.end());
+  if (localBps.size() != 1 || globalBps.size() != 1)
+    return fail("its local or global links differ in bandwidth");
+  n.globalChannels = *std::max_element(globals.begin(), globals.end());
+  n.linkBytesPerSecond = *localBps.begin() / 8;
+  n.globalBytesPerSecond = *globalBps.begin() / 8;
+  // Terminals: every endpoint's box hangs off one router; the same number on each.
+  const auto eps = g.endpoints();
+  std::vector<std::vector<uint32_t>> endpointsOf(R);
+  std::optional<double> cnBps;
+  for (uint32_t i = 0; i < eps.size(); ++i) {
+    uint32_t c = g.deviceCopyOf(eps[i]);
+    std::set<uint32_t> attached;
+    for (NodeId v = g.instances()[g.instanceOf(eps[i])].firstNode +
+                    uint32_t(g.copyOf(eps[i]) * g.instances()[g.instanceOf(eps[i])].nodesPerCopy),
+                end = v + g.instances()[g.instanceOf(eps[i])].nodesPerCopy;
+         v < end; ++v)
+      for (auto adj : g.neighbours(v)) {
+        uint32_t rr = routerOfCopy[g.deviceCopyOf(adj.node)];
+        if (rr != ~0u) {
+          attached.insert(rr);
+          if (const auto &b = g.link(g.edge(adj.edge).link).bandwidth)
+            cnBps = cnBps ? std::min(*cnBps, b->bitsPerSecond) : b->bitsPerSecond;
+        }
+      }
+    (void)c;
+    if (attached.size() != 1)
+      return fail(fmt::format("{} is on {} routers; a CODES terminal hangs off one",
+                              g.name(eps[i]), attached.size()));
+    endpointsOf[*attached.begin()].push_back(i);
+  }
+  n.serversPerRouter = uint32_t(endpointsOf[0].size());
+  for (uint32_t r = 0; r < R; ++r)
+    if (endpointsOf[r].size() != n.serversPerRouter || n.serversPerRouter == 0)
+      return fail("its routers have different numbers of endpoints");
+  n.serverOfEndpoint.assign(eps.size(), 0);
+  for (uint32_t r = 0; r < R; ++r)
+    for (uint32_t k = 0; k < endpointsOf[r].size(); ++k)
+      n.serverOfEndpoint[endpointsOf[r][k]] = id[r] * n.serversPerRouter + k;
+  n.cnBytesPerSecond = cnBps ? *cnBps / 8 : n.linkBytesPerSecond;
+  int64_t swPs = 0;
+  for (NodeId v = 0; v < g.numNodes() && !switchPs.empty(); ++v)
+    if (routerOfCopy[g.deviceCopyOf(v)] != ~0u && g.kind(v) == ComponentKind::Switch) {
+      swPs = switchPs[v];
+      break;
+    }
+  n.routerDelayNs = double(*localPs.begin() + swPs) / 1000;
+  if (*globalPs.rbegin() != *localPs.begin())
+    n.approximations.push_back(fmt::format(
+        "CODES has one router_delay: the global links' latency ({:g} ns) is not modelled "
+        "apart from the local links' ({:g} ns)",
+        double(*globalPs.rbegin()) / 1000, double(*localPs.begin()) / 1000));
+  return n;
+}
+
+} // namespace
+
+llvm::Expected<CodesNetwork> codesNetwork(const FabricGraph &g,
+                                          const std::vector<int64_t> &switchPs,
+                                          DiagEngine &diags, llvm::StringRef where) {
+  std::string whyTorus, whyDragonfly;
+  if (auto t = torusNetwork(g, switchPs, whyTorus))
+    return std::move(*t);
+  if (auto d = dragonflyNetwork(g, switchPs, whyDragonfly))
+    return std::move(*d);
+  diags.error(where, fmt::format("CODES cannot express this fabric: not a torus ({}), not a "
+                                 "dragonfly ({}); fat trees are not written yet "
+                                 "(docs/scale-out.md)",
+                                 whyTorus, whyDragonfly));
+  return reportedError();
+}
+
+std::string dragonflyConf(const CodesNetwork &n, llvm::StringRef source) {
+  std::string c = fmt::format(
+      "# CODES model-net network for TraceR, written by infracc from '{}'.\n"
+      "# Dragonfly: {} groups of {} routers (full mesh inside a group), {} terminals per router,\n"
+      "# up to {} global links per router, wired as intra.bin and inter.bin say; server i is\n"
+      "# endpoint i of servers.txt. Bandwidths in GiB/s (CODES divides bytes by 1024^3), delays in ns.\n",
+      source.str(), n.groups, n.routersPerGroup, n.serversPerRouter, n.globalChannels);
+  for (const std::string &note : n.notes)
+    c += "# " + note + "\n";
+  for (const std::string &a : n.approximations)
+    c += "# approximated: " + a + "\n";
+  c += fmt::format("LPGROUPS\n{{\n   MODELNET_GRP\n   {{\n      repetitions=\"{}\";\n"
+                   "      server=\"{}\";\n      modelnet_dragonfly_custom=\"{}\";\n"
+                   "      modelnet_dragonfly_custom_router=\"1\";\n   }}\n}}\n",
+                   n.routers, n.serversPerRouter, n.serversPerRouter);
+  c += "PARAMS\n{\n"
+       "   message_size=\"736\";\n"
+       "   packet_size=\"4096\";\n"
+       "   chunk_size=\"4096\";\n"
+       "   modelnet_scheduler=\"fcfs\";\n"
+       "   modelnet_order=( \"dragonfly_custom\", \"dragonfly_custom_router\" );\n";
+  c += fmt::format("   num_router_rows=\"1\";\n   num_router_cols=\"{}\";\n   num_row_chans=\"1\";\n"
+                   "   num_col_chans=\"1\";\n   num_groups=\"{}\";\n   num_cns_per_router=\"{}\";\n"
+                   "   num_global_channels=\"{}\";\n",
+                   n.routersPerGroup, n.groups, n.serversPerRouter, n.globalChannels);
+  c += "   intra-group-connections=\"intra.bin\";\n   inter-group-connections=\"inter.bin\";\n"
+       "   routing=\"minimal\";\n"
+       "   local_vc_size=\"65536\";\n   global_vc_size=\"65536\";\n   cn_vc_size=\"65536\";\n";
+  c += fmt::format("   local_bandwidth=\"{}\";\n   global_bandwidth=\"{}\";\n   cn_bandwidth=\"{}\";\n",
+                   n.linkBytesPerSecond / GiB, n.globalBytesPerSecond / GiB,
+                   n.cnBytesPerSecond / GiB);
+  c += fmt::format("   # link latency + switch latency\n   router_delay=\"{}\";\n", n.routerDelayNs);
+  c += "   # TraceR: ns per MPI call, NIC and RDMA setup in ns, ns per byte copied, bytes\n"
+       "   soft_delay=\"0\";\n"
+       "   nic_delay=\"0\";\n"
+       "   rdma_delay=\"0\";\n"
+       "   copy_per_byte=\"0\";\n"
+       "   eager_limit=\"65536\";\n"
+       "   node_eager_limit=\"65536\";\n"
+       "}\n";
+  return c;
+}
+
 std::string codesConf(const CodesNetwork &n, llvm::StringRef source) {
+  if (n.model == "dragonfly_custom")
+    return dragonflyConf(n, source);
   std::string dimLength;
   for (uint32_t d : n.dims)
     dimLength += (dimLength.empty() ? "" : ",") + std::to_string(d);

@@ -10,6 +10,10 @@
 // Units as CODES reads them: bandwidths in GiB/s (model-net's bytes_to_ns divides by
 // 1024^3), delays in ns. A link latency becomes part of `router_delay` (CODES's torus has
 // no link latency): router_delay = link latency + switch latency.
+//  * Dragonfly (`modelnet_dragonfly_custom`, whose binary connection files say exactly
+//    which routers a link joins, so any wiring is kept): routers joined inside their
+//    groups by one link name that makes equal full meshes, between groups by another;
+//    the same number of endpoints on every router.
 #pragma once
 
 #include "ir/FabricGraph.h"
@@ -27,15 +31,22 @@ class DiagEngine;
 namespace infracc::tracer {
 
 struct CodesNetwork {
-  std::string model;                 // "torus"
+  std::string model;                 // "torus", "dragonfly_custom"
   std::vector<uint32_t> dims;        // torus: dim_length, first dimension fastest
   uint32_t routers = 0, serversPerRouter = 1;
-  double linkBytesPerSecond = 0, cnBytesPerSecond = 0;
+  double linkBytesPerSecond = 0, cnBytesPerSecond = 0;   // dragonfly: link = local
+  // Dragonfly: groups of routersPerGroup routers; the binary connection files' records
+  // (int32 triples (src, dest, 0) within a group, pairs (src, dest) of global router ids),
+  // both directions of every link.
+  uint32_t groups = 0, routersPerGroup = 0, globalChannels = 0;
+  double globalBytesPerSecond = 0;
+  std::vector<std::pair<uint32_t, uint32_t>> intraLinks, interLinks;
   double routerDelayNs = 0;
   /// Per fabric endpoint (FabricGraph::endpoints order): its CODES server index
   /// (router-major: the servers of router 0 first).
   std::vector<uint32_t> serverOfEndpoint;
   std::vector<std::string> notes;    // what was assumed, for the .conf's comments
+  std::vector<std::string> approximations;   // what CODES cannot say, also warned about
 };
 
 llvm::Expected<CodesNetwork> codesNetwork(const FabricGraph &g,

@@ -91,10 +91,24 @@ llvm::Error emitCodes(TargetContext &ctx) {
   for (uint32_t r = 0; r < P && linear; ++r)
     linear = server[r] == r;
 
+  for (const std::string &a : net->approximations)
+    m.diags.warning(m.fabricSource, "approximated for CODES: " + a);
   auto conf = ctx.output.file("network.conf");
   if (!conf)
     return conf.takeError();
   *conf << codesConf(*net, m.fabricSource);
+  if (net->model == "dragonfly_custom") {
+    auto intra = ctx.output.file("intra.bin");
+    if (!intra)
+      return intra.takeError();
+    for (auto [a, b] : net->intraLinks)
+      writeInts(*intra, {int32_t(a), int32_t(b), 0});
+    auto inter = ctx.output.file("inter.bin");
+    if (!inter)
+      return inter.takeError();
+    for (auto [a, b] : net->interLinks)
+      writeInts(*inter, {int32_t(a), int32_t(b)});
+  }
   auto cfg = ctx.output.file("tracer_config");
   if (!cfg)
     return cfg.takeError();
@@ -162,8 +176,8 @@ llvm::Error emitCodes(TargetContext &ctx) {
 RegisterTarget CodesTarget({
     .name = "codes",
     .description = "a TraceR study on CODES in a folder (-o DIR): network.conf (the fabric as a "
-                   "CODES torus), trace/traces.otf2, tracer_config, rank maps, servers.txt, "
-                   "run-tracer.sh",
+                   "CODES torus or dragonfly), trace/traces.otf2, tracer_config, rank maps, "
+                   "servers.txt, run-tracer.sh",
     .needs = TargetNeeds::FabricAndWorkload,
     .writesDirectory = true,
     .pointToPoint = false,
