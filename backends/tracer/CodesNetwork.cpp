@@ -356,20 +356,124 @@ std::optional<CodesNetwork> dragonflyNetwork(const FabricGraph &g,
   return n;
 }
 
+// CODES's two-level fat tree (ft_type 0): k/2 leaves with t*k/(t+1) terminals each, every
+// leaf joined to each of the (k/2)/(t+1) spines by two links; nullopt with the reason.
+std::optional<CodesNetwork> fatTreeNetwork(const FabricGraph &g, const std::vector<int64_t> &switchPs,
+                                           std::string &why) {
+  auto fail = [&](const std::string &msg) -> std::optional<CodesNetwork> {
+    why = msg;
+    return std::nullopt;
+  };
+  StructureOptions so;
+  so.bisection = false;
+  so.diameter = false;
+  FabricStructure st = analyzeFabricStructure(g, so);
+  if (st.tiers.size() != 2)
+    return fail(fmt::format("{} switch tier(s); CODES's fat trees here have two", st.tiers.size()));
+  // Leaves and spines in copy order.
+  std::vector<uint32_t> leafOf(g.numDeviceCopies(), ~0u), spineOf(g.numDeviceCopies(), ~0u);
+  uint32_t L = 0, S = 0;
+  for (uint32_t c = 0; c < g.numDeviceCopies(); ++c) {
+    if (st.copyTier[c] == 0)
+      leafOf[c] = L++;
+    else if (st.copyTier[c] == 1)
+      spineOf[c] = S++;
+  }
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> bundle;
+  std::set<double> bps;
+  std::set<int64_t> ps;
+  for (const auto &e : g.edges()) {
+    uint32_t cu = g.deviceCopyOf(e.u), cv = g.deviceCopyOf(e.v);
+    uint32_t l = leafOf[cu] != ~0u ? leafOf[cu] : leafOf[cv];
+    uint32_t sp = spineOf[cu] != ~0u ? spineOf[cu] : spineOf[cv];
+    if (l == ~0u || sp == ~0u)
+      continue;
+    ++bundle[{l, sp}];
+    const auto &link = g.link(e.link);
+    if (!link.bandwidth)
+      return fail(fmt::format("link '{}' has no bandwidth", link.name));
+    bps.insert(link.bandwidth->bitsPerSecond);
+    ps.insert(link.latency ? int64_t(std::llround(link.latency->ns * 1000)) : 0);
+  }
+  if (bundle.size() != size_t(L) * S)
+    return fail("not every leaf is joined to every spine");
+  const uint32_t b = bundle.begin()->second;
+  for (auto &[k, n] : bundle)
+    if (n != b)
+      return fail("leaves and spines are joined by different numbers of links");
+  if (bps.size() != 1 || ps.size() != 1)
+    return fail("its leaf-spine links differ in bandwidth or latency");
+  // Terminals: endpoints whose box hangs off one leaf, the same number on every leaf.
+  const auto eps = g.endpoints();
+  std::vector<std::vector<uint32_t>> endpointsOf(L);
+  std::optional<double> cnBps;
+  for (uint32_t i = 0; i < eps.size(); ++i) {
+    const auto &inst = g.instances()[g.instanceOf(eps[i])];
+    std::set<uint32_t> attached;
+    NodeId first = inst.firstNode + NodeId(g.copyOf(eps[i]) * inst.nodesPerCopy);
+    for (NodeId v = first; v < first + inst.nodesPerCopy; ++v)
+      for (auto adj : g.neighbours(v))
+        if (uint32_t l = leafOf[g.deviceCopyOf(adj.node)]; l != ~0u) {
+          attached.insert(l);
+          if (const auto &bw = g.link(g.edge(adj.edge).link).bandwidth)
+            cnBps = cnBps ? std::min(*cnBps, bw->bitsPerSecond) : bw->bitsPerSecond;
+        }
+    if (attached.size() != 1)
+      return fail(fmt::format("{} is on {} leaves; a CODES terminal hangs off one", g.name(eps[i]),
+                              attached.size()));
+    endpointsOf[*attached.begin()].push_back(i);
+  }
+  const uint32_t h = uint32_t(endpointsOf[0].size());
+  for (uint32_t l = 0; l < L; ++l)
+    if (endpointsOf[l].size() != h || h == 0)
+      return fail("its leaves have different numbers of endpoints");
+  const uint32_t k = h + b * S;
+  const std::string shape = fmt::format("{} leaves of {} endpoints, {} spines, {} link(s) per "
+                                        "leaf-spine pair",
+                                        L, h, S, b);
+  if (b != 2 || 2 * L != k || h % (2 * S) != 0 || S * (h / (2 * S) + 1) != L)
+    return fail(fmt::format("{}: CODES's two-level fat tree is k/2 leaves of t*k/(t+1) "
+                            "terminals, each joined to every one of (k/2)/(t+1) spines by two "
+                            "links (e.g. leaf_spine:leaves=4,spines=2,hosts_per_leaf=4,bundle=2)",
+                            shape));
+  CodesNetwork n;
+  n.model = "fattree";
+  n.routers = L;
+  n.serversPerRouter = h;
+  n.switchRadix = k;
+  n.tapering = h / (2 * S);
+  n.linkBytesPerSecond = *bps.begin() / 8;
+  n.cnBytesPerSecond = cnBps ? *cnBps / 8 : n.linkBytesPerSecond;
+  int64_t swPs = 0;
+  for (NodeId v = 0; v < g.numNodes() && !switchPs.empty(); ++v)
+    if (leafOf[g.deviceCopyOf(v)] != ~0u && g.kind(v) == ComponentKind::Switch) {
+      swPs = switchPs[v];
+      break;
+    }
+  n.routerDelayNs = double(*ps.begin() + swPs) / 1000;
+  n.serverOfEndpoint.assign(eps.size(), 0);
+  for (uint32_t l = 0; l < L; ++l)
+    for (uint32_t j = 0; j < h; ++j)
+      n.serverOfEndpoint[endpointsOf[l][j]] = l * h + j;
+  n.notes.push_back(shape);
+  return n;
+}
+
 } // namespace
 
 llvm::Expected<CodesNetwork> codesNetwork(const FabricGraph &g,
                                           const std::vector<int64_t> &switchPs,
                                           DiagEngine &diags, llvm::StringRef where) {
-  std::string whyTorus, whyDragonfly;
+  std::string whyTorus, whyDragonfly, whyFatTree;
   if (auto t = torusNetwork(g, switchPs, whyTorus))
     return std::move(*t);
   if (auto d = dragonflyNetwork(g, switchPs, whyDragonfly))
     return std::move(*d);
+  if (auto f = fatTreeNetwork(g, switchPs, whyFatTree))
+    return std::move(*f);
   diags.error(where, fmt::format("CODES cannot express this fabric: not a torus ({}), not a "
-                                 "dragonfly ({}); fat trees are not written yet "
-                                 "(docs/scale-out.md)",
-                                 whyTorus, whyDragonfly));
+                                 "dragonfly ({}), not a fat tree ({})",
+                                 whyTorus, whyDragonfly, whyFatTree));
   return reportedError();
 }
 
@@ -416,9 +520,51 @@ std::string dragonflyConf(const CodesNetwork &n, llvm::StringRef source) {
   return c;
 }
 
+std::string fatTreeConf(const CodesNetwork &n, llvm::StringRef source) {
+  std::string c = fmt::format(
+      "# CODES model-net network for TraceR, written by infracc from '{}'.\n"
+      "# Two-level fat tree (ft_type 0): {}; switch radix {}, tapering {}.\n"
+      "# Server i is endpoint i of servers.txt. Bandwidths in GiB/s (CODES divides bytes by\n"
+      "# 1024^3), delays in ns.\n",
+      source.str(), n.notes.empty() ? std::string() : n.notes[0], n.switchRadix, n.tapering);
+  c += fmt::format("LPGROUPS\n{{\n   MODELNET_GRP\n   {{\n      repetitions=\"{}\";\n"
+                   "      server=\"{}\";\n      modelnet_fattree=\"{}\";\n"
+                   "      fattree_switch=\"2\";\n   }}\n}}\n",
+                   n.routers, n.serversPerRouter, n.serversPerRouter);
+  c += "PARAMS\n{\n"
+       "   message_size=\"592\";\n"
+       "   packet_size=\"4096\";\n"
+       "   chunk_size=\"4096\";\n"
+       "   modelnet_scheduler=\"fcfs\";\n"
+       "   modelnet_order=( \"fattree\" );\n"
+       "   ft_type=\"0\";\n"
+       "   num_levels=\"2\";\n";
+  c += fmt::format("   tapering=\"{}\";\n   num_rails=\"1\";\n   switch_count=\"{}\";\n"
+                   "   switch_radix=\"{}\";\n",
+                   n.tapering, n.routers, n.switchRadix);
+  c += "   rail_select=\"dedicated\";\n"
+       "   routing=\"adaptive\";\n"
+       "   vc_size=\"65536\";\n"
+       "   cn_vc_size=\"65536\";\n";
+  c += fmt::format("   link_bandwidth=\"{}\";\n   cn_bandwidth=\"{}\";\n", n.linkBytesPerSecond / GiB,
+                   n.cnBytesPerSecond / GiB);
+  c += fmt::format("   # link latency + switch latency\n   router_delay=\"{}\";\n", n.routerDelayNs);
+  c += "   # TraceR: ns per MPI call, NIC and RDMA setup in ns, ns per byte copied, bytes\n"
+       "   soft_delay=\"0\";\n"
+       "   nic_delay=\"0\";\n"
+       "   rdma_delay=\"0\";\n"
+       "   copy_per_byte=\"0\";\n"
+       "   eager_limit=\"65536\";\n"
+       "   node_eager_limit=\"65536\";\n"
+       "}\n";
+  return c;
+}
+
 std::string codesConf(const CodesNetwork &n, llvm::StringRef source) {
   if (n.model == "dragonfly_custom")
     return dragonflyConf(n, source);
+  if (n.model == "fattree")
+    return fatTreeConf(n, source);
   std::string dimLength;
   for (uint32_t d : n.dims)
     dimLength += (dimLength.empty() ? "" : ",") + std::to_string(d);

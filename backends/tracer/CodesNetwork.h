@@ -14,6 +14,10 @@
 //    which routers a link joins, so any wiring is kept): routers joined inside their
 //    groups by one link name that makes equal full meshes, between groups by another;
 //    the same number of endpoints on every router.
+//  * Fat tree (`modelnet_fattree`, ft_type 0, two levels): CODES builds a fixed shape,
+//    k/2 leaves of t*k/(t+1) terminals, each joined to every one of the (k/2)/(t+1)
+//    spines by two links; a two-tier fabric of exactly that shape is written, others are
+//    refused naming the shape CODES needs.
 #pragma once
 
 #include "ir/FabricGraph.h"
@@ -31,7 +35,7 @@ class DiagEngine;
 namespace infracc::tracer {
 
 struct CodesNetwork {
-  std::string model;                 // "torus", "dragonfly_custom"
+  std::string model;                 // "torus", "dragonfly_custom", "fattree"
   std::vector<uint32_t> dims;        // torus: dim_length, first dimension fastest
   uint32_t routers = 0, serversPerRouter = 1;
   double linkBytesPerSecond = 0, cnBytesPerSecond = 0;   // dragonfly: link = local
@@ -40,6 +44,7 @@ struct CodesNetwork {
   // both directions of every link.
   uint32_t groups = 0, routersPerGroup = 0, globalChannels = 0;
   double globalBytesPerSecond = 0;
+  uint32_t switchRadix = 0, tapering = 1;   // fat tree
   std::vector<std::pair<uint32_t, uint32_t>> intraLinks, interLinks;
   double routerDelayNs = 0;
   /// Per fabric endpoint (FabricGraph::endpoints order): its CODES server index

@@ -176,7 +176,7 @@ llvm::Error emitCodes(TargetContext &ctx) {
 RegisterTarget CodesTarget({
     .name = "codes",
     .description = "a TraceR study on CODES in a folder (-o DIR): network.conf (the fabric as a "
-                   "CODES torus or dragonfly), trace/traces.otf2, tracer_config, rank maps, "
+                   "CODES torus, dragonfly or fat tree), trace/traces.otf2, tracer_config, rank maps, "
                    "servers.txt, run-tracer.sh",
     .needs = TargetNeeds::FabricAndWorkload,
     .writesDirectory = true,

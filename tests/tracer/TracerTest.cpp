@@ -185,7 +185,8 @@ TEST(Codes, WhatCodesCannotSay) {
                           "not wired as position 0 of a 4x4 torus (a mesh without wrap-around "
                           "links is not a CODES torus)), not a dragonfly (its routers are joined "
                           "by 1 kind(s) of link; a dragonfly's local and global links are two, "
-                          "named apart); fat trees are not written yet (docs/scale-out.md)\n");
+                          "named apart), not a fat tree (1 switch tier(s); CODES's fat trees "
+                          "here have two)\n");
   const std::string two = "-fabric=torus:dims=4x4,of=switch,host=simple_host,hosts_per_switch=2";
   r = runInfracc({two, dir + "/two.goal", "-emit=codes", "-o", dir + "/s"});
   EXPECT_EQ(r.status, 1);
@@ -301,4 +302,29 @@ TEST(Codes, DragonflyIsWiredAsItIs) {
   EXPECT_EQ((std::vector<int32_t>(in.begin(), in.begin() + 6)), (std::vector<int32_t>{0, 1, 0, 0, 2, 0}));
   // 9 groups, one global link between every pair: 36 links, 72 directed records.
   EXPECT_EQ(readFile(dir + "/s/inter.bin").size(), 72 * 8u);
+}
+
+// CODES's two-level fat tree is one shape (k/2 leaves, each joined to every spine by two
+// links); a leaf-spine of that shape is written, a Clos of another refused naming both.
+// TraceR 5152e57 ran a 16-rank shift of 64 KiB on it: "Job 0 Time 0.000012 s" (NP=1 and 2).
+TEST(Codes, FatTreeOfCodesShape) {
+  std::string dir = makeTempDir("codes-ft");
+  std::string goal = "num_ranks 16\n";
+  for (int r = 0; r < 16; ++r)
+    goal += "rank " + std::to_string(r) + " {\nl1: send 8b to " + std::to_string((r + 4) % 16) +
+            " tag 0\nl2: recv 8b from " + std::to_string((r + 12) % 16) + " tag 0\n}\n";
+  writeFile(dir + "/shift.goal", goal);
+  const std::string ft = "-fabric=leaf_spine:leaves=4,spines=2,hosts_per_leaf=4,bundle=2,"
+                         "host=simple_host,bw0=100G,bw1=100G,lat0=100ns,lat1=100ns";
+  RunResult r = runInfracc({ft, dir + "/shift.goal", "-emit=codes", "-o", dir + "/s"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(compareGolden("tracer/fat-tree/network.conf", readFile(dir + "/s/network.conf")), "");
+  const std::string clos = "-fabric=clos:radix=8,levels=2,host=simple_host";
+  r = runInfracc({clos, dir + "/shift.goal", "-emit=codes", "-o", dir + "/c"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("not a fat tree (8 leaves of 4 endpoints, 4 spines, 1 link(s) per "
+                       "leaf-spine pair: CODES's two-level fat tree is k/2 leaves of t*k/(t+1) "
+                       "terminals, each joined to every one of (k/2)/(t+1) spines by two links"),
+            std::string::npos)
+      << r.err;
 }
