@@ -31,7 +31,7 @@ std::optional<chakra::CollectiveCommType> commTypeOf(CollectiveKind k) {
 // the predecessor's own requires, recursively).
 class Deps {
 public:
-  Deps(const Schedule &s, uint32_t rank) : s_(s), base_(s.rankBegin(rank)) {
+  Deps(const Schedule &s, uint32_t rank) : base_(s.rankBegin(rank)) {
     const uint32_t n = s.numOps(rank);
     req_.resize(n);
     ireq_.resize(n);
@@ -74,7 +74,6 @@ public:
   }
 
 private:
-  const Schedule &s_;
   uint32_t base_;
   std::vector<std::vector<uint32_t>> req_, ireq_, finish_;
   std::vector<uint8_t> resolved_;
