@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <map>
 #include <set>
@@ -356,8 +357,48 @@ std::optional<CodesNetwork> dragonflyNetwork(const FabricGraph &g,
   return n;
 }
 
-// CODES's two-level fat tree (ft_type 0): k/2 leaves with t*k/(t+1) terminals each, every
-// leaf joined to each of the (k/2)/(t+1) spines by two links; nullopt with the reason.
+// The switch-to-switch links CODES's fat tree (ft_type 0, fattree.c) builds for radix k,
+// tapering t and L leaves, as sorted pairs of (level, index) ids: level l switch i is
+// l * 65536 * 65536 + i. Empty when CODES would refuse the parameters.
+std::vector<std::pair<uint64_t, uint64_t>> codesFatTreeLinks(uint32_t levels, uint32_t k,
+                                                             uint32_t t, uint32_t L,
+                                                             std::array<uint32_t, 3> &count) {
+  std::vector<std::pair<uint64_t, uint64_t>> links;
+  const uint32_t ratio = t + 1, Ns = k / 2;
+  if (k % ratio != 0 || Ns == 0 || L % Ns != 0)
+    return links;
+  auto id = [](uint64_t level, uint64_t i) { return (level << 32) | i; };
+  count = {L, 0, 0};
+  if (levels == 2) {
+    count[1] = L / ratio;
+    for (uint32_t l = 0; l < L; ++l)
+      for (uint32_t s = 0; s < count[1]; ++s)
+        for (int c = 0; c < 2; ++c)
+          links.push_back({id(0, l), id(1, s)});
+  } else {
+    const uint32_t l1Set = k / ratio, pods = L / Ns;
+    count[1] = pods * l1Set;
+    uint32_t rep = k / pods;
+    while (rep > 1 && l1Set % rep)
+      --rep;
+    if (rep == 0)
+      return {};
+    count[2] = (l1Set / rep) * Ns;
+    for (uint32_t l = 0; l < L; ++l)
+      for (uint32_t a = 0; a < l1Set; ++a)
+        links.push_back({id(0, l), id(1, (l / Ns) * l1Set + a)});
+    for (uint32_t a = 0; a < count[1]; ++a) {
+      uint32_t l2 = (a % l1Set) / rep * Ns;
+      for (uint32_t off = 0; off < Ns; ++off)
+        links.push_back({id(1, a), id(2, l2 + off)});
+    }
+  }
+  std::sort(links.begin(), links.end());
+  return links;
+}
+
+// A two- or three-tier fabric wired exactly as CODES's fat tree for some radix and
+// tapering; nullopt with the reason.
 std::optional<CodesNetwork> fatTreeNetwork(const FabricGraph &g, const std::vector<int64_t> &switchPs,
                                            std::string &why) {
   auto fail = [&](const std::string &msg) -> std::optional<CodesNetwork> {
@@ -368,42 +409,40 @@ std::optional<CodesNetwork> fatTreeNetwork(const FabricGraph &g, const std::vect
   so.bisection = false;
   so.diameter = false;
   FabricStructure st = analyzeFabricStructure(g, so);
-  if (st.tiers.size() != 2)
-    return fail(fmt::format("{} switch tier(s); CODES's fat trees here have two", st.tiers.size()));
-  // Leaves and spines in copy order.
-  std::vector<uint32_t> leafOf(g.numDeviceCopies(), ~0u), spineOf(g.numDeviceCopies(), ~0u);
-  uint32_t L = 0, S = 0;
-  for (uint32_t c = 0; c < g.numDeviceCopies(); ++c) {
-    if (st.copyTier[c] == 0)
-      leafOf[c] = L++;
-    else if (st.copyTier[c] == 1)
-      spineOf[c] = S++;
-  }
-  std::map<std::pair<uint32_t, uint32_t>, uint32_t> bundle;
+  const uint32_t levels = uint32_t(st.tiers.size());
+  if (levels != 2 && levels != 3)
+    return fail(fmt::format("{} switch tier(s); CODES's fat tree has two or three", levels));
+  // Switches of each tier in copy order.
+  std::vector<uint32_t> indexOf(g.numDeviceCopies(), ~0u);
+  std::array<uint32_t, 3> have{0, 0, 0};
+  for (uint32_t c = 0; c < g.numDeviceCopies(); ++c)
+    if (st.copyTier[c] >= 0 && st.copyTier[c] < 3)
+      indexOf[c] = have[st.copyTier[c]]++;
+  const uint32_t L = have[0];
+  std::vector<std::pair<uint64_t, uint64_t>> links;
   std::set<double> bps;
   std::set<int64_t> ps;
   for (const auto &e : g.edges()) {
     uint32_t cu = g.deviceCopyOf(e.u), cv = g.deviceCopyOf(e.v);
-    uint32_t l = leafOf[cu] != ~0u ? leafOf[cu] : leafOf[cv];
-    uint32_t sp = spineOf[cu] != ~0u ? spineOf[cu] : spineOf[cv];
-    if (l == ~0u || sp == ~0u)
+    int32_t tu = st.copyTier[cu], tv = st.copyTier[cv];
+    if (tu < 0 || tv < 0 || tu == tv)
       continue;
-    ++bundle[{l, sp}];
+    uint64_t a = (uint64_t(tu) << 32) | indexOf[cu], b = (uint64_t(tv) << 32) | indexOf[cv];
+    links.push_back({std::min(a, b), std::max(a, b)});
     const auto &link = g.link(e.link);
     if (!link.bandwidth)
       return fail(fmt::format("link '{}' has no bandwidth", link.name));
     bps.insert(link.bandwidth->bitsPerSecond);
     ps.insert(link.latency ? int64_t(std::llround(link.latency->ns * 1000)) : 0);
   }
-  if (bundle.size() != size_t(L) * S)
-    return fail("not every leaf is joined to every spine");
-  const uint32_t b = bundle.begin()->second;
-  for (auto &[k, n] : bundle)
-    if (n != b)
-      return fail("leaves and spines are joined by different numbers of links");
+  std::sort(links.begin(), links.end());
   if (bps.size() != 1 || ps.size() != 1)
-    return fail("its leaf-spine links differ in bandwidth or latency");
+    return fail("its switch-to-switch links differ in bandwidth or latency");
   // Terminals: endpoints whose box hangs off one leaf, the same number on every leaf.
+  std::vector<uint32_t> leafOf(g.numDeviceCopies(), ~0u);
+  for (uint32_t c = 0; c < g.numDeviceCopies(); ++c)
+    if (st.copyTier[c] == 0)
+      leafOf[c] = indexOf[c];
   const auto eps = g.endpoints();
   std::vector<std::vector<uint32_t>> endpointsOf(L);
   std::optional<double> cnBps;
@@ -427,21 +466,35 @@ std::optional<CodesNetwork> fatTreeNetwork(const FabricGraph &g, const std::vect
   for (uint32_t l = 0; l < L; ++l)
     if (endpointsOf[l].size() != h || h == 0)
       return fail("its leaves have different numbers of endpoints");
-  const uint32_t k = h + b * S;
-  const std::string shape = fmt::format("{} leaves of {} endpoints, {} spines, {} link(s) per "
-                                        "leaf-spine pair",
-                                        L, h, S, b);
-  if (b != 2 || 2 * L != k || h % (2 * S) != 0 || S * (h / (2 * S) + 1) != L)
-    return fail(fmt::format("{}: CODES's two-level fat tree is k/2 leaves of t*k/(t+1) "
-                            "terminals, each joined to every one of (k/2)/(t+1) spines by two "
-                            "links (e.g. leaf_spine:leaves=4,spines=2,hosts_per_leaf=4,bundle=2)",
-                            shape));
+  // Radix and tapering from a leaf: h terminals, up links; CODES: t*k/(t+1) and k/(t+1).
+  uint32_t up = 0;
+  for (auto &[a, b] : links)
+    up += a == 0;   // leaf 0's links up (level 0, index 0 sorts first)
+  std::string shape = fmt::format("{} tiers: {} switches, leaves of {} endpoints and {} link(s) up",
+                                  levels, fmt::join(have.begin(), have.begin() + levels, "/"), h, up);
+  if (up == 0 || h % up != 0)
+    return fail(shape + ": CODES's leaves have t*k/(t+1) terminals and k/(t+1) links up, t whole");
+  const uint32_t t = h / up, k = h + up;
+  std::array<uint32_t, 3> count{};
+  auto expected = codesFatTreeLinks(levels, k, t, L, count);
+  bool same = !expected.empty() && expected == links;
+  for (uint32_t l = 0; l < levels && same; ++l)
+    same = count[l] == have[l];
+  if (!same)
+    return fail(fmt::format("{}: not wired as CODES's {}-level fat tree of radix {}, tapering "
+                            "{} and {} leaves (fattree.c: two levels join every leaf to each of "
+                            "L/(t+1) spines by two links; three join pods of k/2 leaves to "
+                            "k/(t+1) switches each, and those to the cores; e.g. "
+                            "leaf_spine:leaves=4,spines=2,hosts_per_leaf=4,bundle=2 or "
+                            "clos:radix=4,levels=3)",
+                            shape, levels, k, t, L));
   CodesNetwork n;
   n.model = "fattree";
+  n.levels = levels;
   n.routers = L;
   n.serversPerRouter = h;
   n.switchRadix = k;
-  n.tapering = h / (2 * S);
+  n.tapering = t;
   n.linkBytesPerSecond = *bps.begin() / 8;
   n.cnBytesPerSecond = cnBps ? *cnBps / 8 : n.linkBytesPerSecond;
   int64_t swPs = 0;
@@ -523,22 +576,22 @@ std::string dragonflyConf(const CodesNetwork &n, llvm::StringRef source) {
 std::string fatTreeConf(const CodesNetwork &n, llvm::StringRef source) {
   std::string c = fmt::format(
       "# CODES model-net network for TraceR, written by infracc from '{}'.\n"
-      "# Two-level fat tree (ft_type 0): {}; switch radix {}, tapering {}.\n"
+      "# Fat tree (ft_type 0), {}; switch radix {}, tapering {}.\n"
       "# Server i is endpoint i of servers.txt. Bandwidths in GiB/s (CODES divides bytes by\n"
       "# 1024^3), delays in ns.\n",
       source.str(), n.notes.empty() ? std::string() : n.notes[0], n.switchRadix, n.tapering);
   c += fmt::format("LPGROUPS\n{{\n   MODELNET_GRP\n   {{\n      repetitions=\"{}\";\n"
                    "      server=\"{}\";\n      modelnet_fattree=\"{}\";\n"
-                   "      fattree_switch=\"2\";\n   }}\n}}\n",
-                   n.routers, n.serversPerRouter, n.serversPerRouter);
+                   "      fattree_switch=\"{}\";\n   }}\n}}\n",
+                   n.routers, n.serversPerRouter, n.serversPerRouter, n.levels);
   c += "PARAMS\n{\n"
        "   message_size=\"592\";\n"
        "   packet_size=\"4096\";\n"
        "   chunk_size=\"4096\";\n"
        "   modelnet_scheduler=\"fcfs\";\n"
        "   modelnet_order=( \"fattree\" );\n"
-       "   ft_type=\"0\";\n"
-       "   num_levels=\"2\";\n";
+       "   ft_type=\"0\";\n";
+  c += fmt::format("   num_levels=\"{}\";\n", n.levels);
   c += fmt::format("   tapering=\"{}\";\n   num_rails=\"1\";\n   switch_count=\"{}\";\n"
                    "   switch_radix=\"{}\";\n",
                    n.tapering, n.routers, n.switchRadix);

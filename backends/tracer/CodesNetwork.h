@@ -14,10 +14,10 @@
 //    which routers a link joins, so any wiring is kept): routers joined inside their
 //    groups by one link name that makes equal full meshes, between groups by another;
 //    the same number of endpoints on every router.
-//  * Fat tree (`modelnet_fattree`, ft_type 0, two levels): CODES builds a fixed shape,
-//    k/2 leaves of t*k/(t+1) terminals, each joined to every one of the (k/2)/(t+1)
-//    spines by two links; a two-tier fabric of exactly that shape is written, others are
-//    refused naming the shape CODES needs.
+//  * Fat tree (`modelnet_fattree`, ft_type 0, two or three levels): CODES builds its
+//    switches' wiring from the radix, the tapering and the leaf count (fattree.c); the
+//    fabric's switch links, tier by tier in copy order, must be exactly those, else it
+//    is refused naming its shape.
 #pragma once
 
 #include "ir/FabricGraph.h"
@@ -44,7 +44,7 @@ struct CodesNetwork {
   // both directions of every link.
   uint32_t groups = 0, routersPerGroup = 0, globalChannels = 0;
   double globalBytesPerSecond = 0;
-  uint32_t switchRadix = 0, tapering = 1;   // fat tree
+  uint32_t switchRadix = 0, tapering = 1, levels = 2;   // fat tree
   std::vector<std::pair<uint32_t, uint32_t>> intraLinks, interLinks;
   double routerDelayNs = 0;
   /// Per fabric endpoint (FabricGraph::endpoints order): its CODES server index

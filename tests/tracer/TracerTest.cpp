@@ -185,8 +185,8 @@ TEST(Codes, WhatCodesCannotSay) {
                           "not wired as position 0 of a 4x4 torus (a mesh without wrap-around "
                           "links is not a CODES torus)), not a dragonfly (its routers are joined "
                           "by 1 kind(s) of link; a dragonfly's local and global links are two, "
-                          "named apart), not a fat tree (1 switch tier(s); CODES's fat trees "
-                          "here have two)\n");
+                          "named apart), not a fat tree (1 switch tier(s); CODES's fat tree has "
+                          "two or three)\n");
   const std::string two = "-fabric=torus:dims=4x4,of=switch,host=simple_host,hosts_per_switch=2";
   r = runInfracc({two, dir + "/two.goal", "-emit=codes", "-o", dir + "/s"});
   EXPECT_EQ(r.status, 1);
@@ -304,9 +304,10 @@ TEST(Codes, DragonflyIsWiredAsItIs) {
   EXPECT_EQ(readFile(dir + "/s/inter.bin").size(), 72 * 8u);
 }
 
-// CODES's two-level fat tree is one shape (k/2 leaves, each joined to every spine by two
-// links); a leaf-spine of that shape is written, a Clos of another refused naming both.
-// TraceR 5152e57 ran a 16-rank shift of 64 KiB on it: "Job 0 Time 0.000012 s" (NP=1 and 2).
+// CODES builds its fat tree's wiring from radix, tapering and leaf count; a fabric wired
+// exactly so is written (a leaf-spine of its two-level shape, the standard k = 4
+// three-level Clos), another refused naming its shape. TraceR 5152e57 ran a 16-rank shift
+// of 64 KiB on both: "Job 0 Time 0.000012 s" and "0.000013 s" (NP=1 and 2).
 TEST(Codes, FatTreeOfCodesShape) {
   std::string dir = makeTempDir("codes-ft");
   std::string goal = "num_ranks 16\n";
@@ -319,12 +320,20 @@ TEST(Codes, FatTreeOfCodesShape) {
   RunResult r = runInfracc({ft, dir + "/shift.goal", "-emit=codes", "-o", dir + "/s"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(compareGolden("tracer/fat-tree/network.conf", readFile(dir + "/s/network.conf")), "");
+  const std::string three = "-fabric=clos:radix=4,levels=3,host=simple_host,bw0=100G,bw1=100G,"
+                            "bw2=100G";
+  r = runInfracc({three, dir + "/shift.goal", "-emit=codes", "-o", dir + "/t"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string conf = readFile(dir + "/t/network.conf");
+  for (const char *key : {"fattree_switch=\"3\"", "num_levels=\"3\"", "switch_count=\"8\"",
+                          "switch_radix=\"4\"", "tapering=\"1\""})
+    EXPECT_NE(conf.find(key), std::string::npos) << key;
   const std::string clos = "-fabric=clos:radix=8,levels=2,host=simple_host";
   r = runInfracc({clos, dir + "/shift.goal", "-emit=codes", "-o", dir + "/c"});
   EXPECT_EQ(r.status, 1);
-  EXPECT_NE(r.err.find("not a fat tree (8 leaves of 4 endpoints, 4 spines, 1 link(s) per "
-                       "leaf-spine pair: CODES's two-level fat tree is k/2 leaves of t*k/(t+1) "
-                       "terminals, each joined to every one of (k/2)/(t+1) spines by two links"),
+  EXPECT_NE(r.err.find("not a fat tree (2 tiers: 8/4 switches, leaves of 4 endpoints and 4 "
+                       "link(s) up: not wired as CODES's 2-level fat tree of radix 8, tapering 1 "
+                       "and 8 leaves"),
             std::string::npos)
       << r.err;
 }
