@@ -349,6 +349,29 @@ std::optional<CodesNetwork> dragonflyNetwork(const FabricGraph &g,
       break;
     }
   n.routerDelayNs = double(*localPs.begin() + swPs) / 1000;
+  // CODES's own 1-D dragonfly (dragonfly.c, USE_DIRECT_SCHEME) when the fabric is its
+  // shape (p = h = a/2, g = a*h + 1) wired its way: router at position i of group G has
+  // its j-th global link to group i + j*a (the last group instead of its own), at the
+  // router there in position G mod a (position i mod a seen from the last group).
+  if (n.serversPerRouter * 2 == a && n.globalChannels * 2 == a && G == a * (a / 2) + 1) {
+    std::vector<std::pair<uint32_t, uint32_t>> canonical;
+    const uint32_t h = a / 2;
+    for (uint32_t r = 0; r < R; ++r) {
+      const uint32_t grp = r / a;
+      uint32_t first = r % a;
+      for (uint32_t j = 0; j < h; ++j, first += a) {
+        uint32_t target = first == grp ? G - 1 : first;
+        uint32_t pos = grp == G - 1 ? target % a : grp % a;
+        canonical.push_back({r, target * a + pos});
+      }
+    }
+    std::sort(canonical.begin(), canonical.end());
+    if (canonical == n.interLinks)
+      n.model = "dragonfly";
+    else
+      n.notes.push_back("the shape of CODES's 1-D dragonfly (p = h = a/2, g = a*h + 1), but not "
+                        "its global wiring: written as dragonfly-custom to keep this fabric's");
+  }
   if (*globalPs.rbegin() != *localPs.begin())
     n.approximations.push_back(fmt::format(
         "CODES has one router_delay: the global links' latency ({:g} ns) is not modelled "
@@ -613,7 +636,46 @@ std::string fatTreeConf(const CodesNetwork &n, llvm::StringRef source) {
   return c;
 }
 
+std::string canonicalDragonflyConf(const CodesNetwork &n, llvm::StringRef source) {
+  std::string c = fmt::format(
+      "# CODES model-net network for TraceR, written by infracc from '{}'.\n"
+      "# CODES's 1-D dragonfly, whose shape and global wiring this fabric has: {} groups of {}\n"
+      "# routers, {} terminals and {} global links per router; server i is endpoint i of\n"
+      "# servers.txt. Bandwidths in GiB/s (CODES divides bytes by 1024^3), delays in ns.\n",
+      source.str(), n.groups, n.routersPerGroup, n.serversPerRouter, n.globalChannels);
+  for (const std::string &a : n.approximations)
+    c += "# approximated: " + a + "\n";
+  c += fmt::format("LPGROUPS\n{{\n   MODELNET_GRP\n   {{\n      repetitions=\"{}\";\n"
+                   "      server=\"{}\";\n      modelnet_dragonfly=\"{}\";\n"
+                   "      modelnet_dragonfly_router=\"1\";\n   }}\n}}\n",
+                   n.routers, n.serversPerRouter, n.serversPerRouter);
+  c += "PARAMS\n{\n"
+       "   message_size=\"592\";\n"
+       "   packet_size=\"4096\";\n"
+       "   chunk_size=\"4096\";\n"
+       "   modelnet_scheduler=\"fcfs\";\n"
+       "   modelnet_order=( \"dragonfly\", \"dragonfly_router\" );\n";
+  c += fmt::format("   num_routers=\"{}\";\n", n.routersPerGroup);
+  c += "   routing=\"minimal\";\n"
+       "   local_vc_size=\"65536\";\n   global_vc_size=\"65536\";\n   cn_vc_size=\"65536\";\n";
+  c += fmt::format("   local_bandwidth=\"{}\";\n   global_bandwidth=\"{}\";\n   cn_bandwidth=\"{}\";\n",
+                   n.linkBytesPerSecond / GiB, n.globalBytesPerSecond / GiB,
+                   n.cnBytesPerSecond / GiB);
+  c += fmt::format("   # link latency + switch latency\n   router_delay=\"{}\";\n", n.routerDelayNs);
+  c += "   # TraceR: ns per MPI call, NIC and RDMA setup in ns, ns per byte copied, bytes\n"
+       "   soft_delay=\"0\";\n"
+       "   nic_delay=\"0\";\n"
+       "   rdma_delay=\"0\";\n"
+       "   copy_per_byte=\"0\";\n"
+       "   eager_limit=\"65536\";\n"
+       "   node_eager_limit=\"65536\";\n"
+       "}\n";
+  return c;
+}
+
 std::string codesConf(const CodesNetwork &n, llvm::StringRef source) {
+  if (n.model == "dragonfly")
+    return canonicalDragonflyConf(n, source);
   if (n.model == "dragonfly_custom")
     return dragonflyConf(n, source);
   if (n.model == "fattree")

@@ -2,6 +2,7 @@
 // MPI program a schedule becomes, the CODES torus .conf, tracer_config and the rank maps.
 // The study of TorusOfSwitches ran in TraceR 5152e57 on CODES a5958cf / ROSS dc3a6a0
 // (docs/scale-out.md): "Job 0 Time 0.000052 s", 768 packets of one hop.
+#include "tests/htsim/HtsimTestUtil.h"
 #include "tests/support/TestUtil.h"
 
 #include <gtest/gtest.h>
@@ -292,7 +293,10 @@ TEST(Codes, DragonflyIsWiredAsItIs) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.err, fly + ": warning: approximated for CODES: CODES has one router_delay: the "
                          "global links' latency (300 ns) is not modelled apart from the local "
-                         "links' (100 ns)\n");
+                         "links' (100 ns)\n" +
+                         fly + ": note: the shape of CODES's 1-D dragonfly (p = h = a/2, g = "
+                               "a*h + 1), but not its global wiring: written as dragonfly-custom "
+                               "to keep this fabric's\n");
   EXPECT_EQ(compareGolden("tracer/dragonfly/network.conf", readFile(dir + "/s/network.conf")), "");
   // 4 routers per group, a full mesh: 12 directed links of (src, dest, 0).
   const std::string intra = readFile(dir + "/s/intra.bin");
@@ -336,4 +340,45 @@ TEST(Codes, FatTreeOfCodesShape) {
                        "and 8 leaves"),
             std::string::npos)
       << r.err;
+}
+
+// CODES's own 1-D dragonfly (a = 4 routers per group, p = h = 2, 9 groups) wired the way
+// its dragonfly.c wires global links: written as `modelnet_dragonfly`, not -custom.
+// TraceR 5152e57 ran the 72-rank shift on it: "Job 0 Time 0.000044 s" (NP=1 and 2).
+TEST(Codes, CanonicalDragonfly) {
+  YamlFabric f;
+  const int a = 4, G = 9, R = a * G;
+  f.hosts = R * 2;
+  f.links = {{"host_link", 100}, {"local", 100}, {"global", 100}};
+  f.switches = {{"r", R}};
+  for (int h = 0; h < f.hosts; ++h)
+    f.link("host", h, "r", h / 2, "host_link");
+  for (int g = 0; g < G; ++g)
+    for (int i = 0; i < a; ++i)
+      for (int j = i + 1; j < a; ++j)
+        f.link("r", g * a + i, "r", g * a + j, "local");
+  for (int r = 0; r < R; ++r) {
+    int grp = r / a, first = r % a;
+    for (int j = 0; j < a / 2; ++j, first += a) {
+      int target = first == grp ? G - 1 : first;
+      int pos = grp == G - 1 ? target % a : grp % a;
+      int other = target * a + pos;
+      if (r < other)
+        f.link("r", r, "r", other, "global");
+    }
+  }
+  std::string dir = makeTempDir("codes-dfc");
+  writeFile(dir + "/fly.yaml", f.yaml());
+  std::string goal = "num_ranks 72\n";
+  for (int r = 0; r < 72; ++r)
+    goal += "rank " + std::to_string(r) + " {\nl1: send 8b to " + std::to_string((r + 9) % 72) +
+            " tag 0\nl2: recv 8b from " + std::to_string((r + 63) % 72) + " tag 0\n}\n";
+  writeFile(dir + "/shift.goal", goal);
+  RunResult r = runInfracc({dir + "/fly.yaml", dir + "/shift.goal", "-emit=codes", "-o",
+                            dir + "/s"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string conf = readFile(dir + "/s/network.conf");
+  EXPECT_NE(conf.find("modelnet_dragonfly=\"2\";"), std::string::npos) << conf;
+  EXPECT_NE(conf.find("num_routers=\"4\";"), std::string::npos) << conf;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/s/inter.bin"));
 }
