@@ -481,8 +481,10 @@ std::optional<CodesNetwork> fatTreeNetwork(const FabricGraph &g, const std::vect
             cnBps = cnBps ? std::min(*cnBps, bw->bitsPerSecond) : bw->bitsPerSecond;
         }
     if (attached.size() != 1)
-      return fail(fmt::format("{} is on {} leaves; a CODES terminal hangs off one", g.name(eps[i]),
-                              attached.size()));
+      return fail(fmt::format("{} is on {} leaves; a CODES terminal hangs off one (its "
+                              "multi-rail trees, num_rails, are separate planes of switches, "
+                              "which rails sharing spines are not)",
+                              g.name(eps[i]), attached.size()));
     endpointsOf[*attached.begin()].push_back(i);
   }
   const uint32_t h = uint32_t(endpointsOf[0].size());
