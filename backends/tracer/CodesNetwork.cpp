@@ -1,5 +1,6 @@
 #include "backends/tracer/CodesNetwork.h"
 
+#include "ir/AttachPoints.h"
 #include "ir/FabricStructure.h"
 #include "support/Diagnostics.h"
 
@@ -41,6 +42,63 @@ std::set<uint32_t> torusNeighbours(uint32_t x, const std::vector<uint32_t> &dims
 
 namespace {
 
+// Device copies whose instance has `role`, numbered in copy order (~0u for the others).
+std::vector<uint32_t> numberCopies(const FabricGraph &g, InstanceRole role, uint32_t &count) {
+  std::vector<uint32_t> index(g.numDeviceCopies(), ~0u);
+  count = 0;
+  for (NodeId v = 0; v < g.numNodes(); ++v)
+    if (g.instances()[g.instanceOf(v)].role == role && index[g.deviceCopyOf(v)] == ~0u)
+      index[g.deviceCopyOf(v)] = count++;
+  return index;
+}
+
+// The endpoints on each router: an endpoint whose box is a router is on it; any other
+// hangs off the one router its box's attach points (ir/AttachPoints.h) are linked to.
+// `bps`: the slowest of those terminal links. Nullopt with the reason in `why`.
+struct Terminals {
+  std::vector<std::vector<uint32_t>> of;   // per router: endpoint indices, in order
+  std::optional<double> bps;
+};
+std::optional<Terminals> terminalsOn(const FabricGraph &g, const std::vector<uint32_t> &routerOf,
+                                     uint32_t routers, llvm::StringRef routerWord,
+                                     llvm::StringRef hint, std::string &why) {
+  AttachPoints ap(g);
+  Terminals t;
+  t.of.resize(routers);
+  const auto eps = g.endpoints();
+  for (uint32_t i = 0; i < eps.size(); ++i) {
+    const uint32_t c = g.deviceCopyOf(eps[i]);
+    if (routerOf[c] != ~0u) {
+      t.of[routerOf[c]].push_back(i);
+      continue;
+    }
+    std::set<uint32_t> attached;
+    for (NodeId a : ap.ofCopy(c))
+      for (auto adj : g.neighbours(a))
+        if (uint32_t r = routerOf[g.deviceCopyOf(adj.node)]; r != ~0u) {
+          attached.insert(r);
+          if (const auto &bw = g.link(g.edge(adj.edge).link).bandwidth)
+            t.bps = t.bps ? std::min(*t.bps, bw->bitsPerSecond) : bw->bitsPerSecond;
+        }
+    if (attached.size() != 1) {
+      why = fmt::format("{} is on {} {}; a CODES terminal hangs off one{}", g.name(eps[i]),
+                        attached.size(), routerWord.str(), hint.str());
+      return std::nullopt;
+    }
+    t.of[*attached.begin()].push_back(i);
+  }
+  return t;
+}
+
+// What passing a router's switch costs (passes/FabricCosts.h), from its first switch node.
+int64_t routerSwitchPs(const FabricGraph &g, const std::vector<uint32_t> &routerOf,
+                       const std::vector<int64_t> &switchPs) {
+  for (NodeId v = 0; v < g.numNodes() && !switchPs.empty(); ++v)
+    if (routerOf[g.deviceCopyOf(v)] != ~0u && g.kind(v) == ComponentKind::Switch)
+      return switchPs[v];
+  return 0;
+}
+
 // The torus, or nullopt with the reason in `why`.
 std::optional<CodesNetwork> torusNetwork(const FabricGraph &g, const std::vector<int64_t> &switchPs,
                                          std::string &why) {
@@ -52,28 +110,11 @@ std::optional<CodesNetwork> torusNetwork(const FabricGraph &g, const std::vector
   n.model = "torus";
   // Routers: switch boxes if there are any, else the boxes themselves (xpus wired to
   // each other).
-  std::vector<uint32_t> routerOfCopy(g.numDeviceCopies(), ~0u);
-  std::vector<uint32_t> routerCopies;
-  bool switches = false;
-  for (NodeId v = 0; v < g.numNodes(); ++v)
-    if (g.instances()[g.instanceOf(v)].role == InstanceRole::Switch) {
-      switches = true;
-      break;
-    }
-  {
-    std::vector<uint8_t> seen(g.numDeviceCopies(), 0);
-    for (NodeId v = 0; v < g.numNodes(); ++v) {
-      uint32_t c = g.deviceCopyOf(v);
-      bool isRouter = switches ? g.instances()[g.instanceOf(v)].role == InstanceRole::Switch
-                               : g.instances()[g.instanceOf(v)].role == InstanceRole::Host;
-      if (isRouter && !seen[c]) {
-        seen[c] = 1;
-        routerOfCopy[c] = uint32_t(routerCopies.size());
-        routerCopies.push_back(c);
-      }
-    }
-  }
-  const uint32_t R = uint32_t(routerCopies.size());
+  uint32_t R = 0;
+  std::vector<uint32_t> routerOfCopy = numberCopies(g, InstanceRole::Switch, R);
+  const bool switches = R != 0;
+  if (!switches)
+    routerOfCopy = numberCopies(g, InstanceRole::Host, R);
   n.routers = R;
   if (R < 2)
     return fail("a torus needs at least two routers");
@@ -82,7 +123,6 @@ std::optional<CodesNetwork> torusNetwork(const FabricGraph &g, const std::vector
   std::set<double> bps;
   std::set<int64_t> ps;
   const auto eps = g.endpoints();
-  std::vector<std::vector<uint32_t>> endpointsOf(R);
   for (const auto &e : g.edges()) {
     uint32_t cu = g.deviceCopyOf(e.u), cv = g.deviceCopyOf(e.v);
     if (cu == cv)
@@ -102,41 +142,17 @@ std::optional<CodesNetwork> torusNetwork(const FabricGraph &g, const std::vector
     return fail("the links between routers differ in bandwidth or latency: CODES's torus has "
                 "one link_bandwidth and one router_delay");
   // Endpoints: on their own router (xpu boxes) or on the router their box is wired to.
+  auto terms = terminalsOn(g, routerOfCopy, R, "routers", "", why);
+  if (!terms)
+    return std::nullopt;
   n.serverOfEndpoint.assign(eps.size(), 0);
-  std::vector<uint32_t> routerOfEndpoint(eps.size());
-  std::optional<double> cnBps;
-  for (uint32_t i = 0; i < eps.size(); ++i) {
-    uint32_t c = g.deviceCopyOf(eps[i]);
-    uint32_t r = routerOfCopy[c];
-    if (r == ~0u) {
-      std::set<uint32_t> attached;
-      for (NodeId v = 0; v < g.numNodes(); ++v) {
-        if (g.deviceCopyOf(v) != c)
-          continue;
-        for (auto adj : g.neighbours(v)) {
-          uint32_t rr = routerOfCopy[g.deviceCopyOf(adj.node)];
-          if (rr != ~0u) {
-            attached.insert(rr);
-            if (const auto &b = g.link(g.edge(adj.edge).link).bandwidth)
-              cnBps = cnBps ? std::min(*cnBps, b->bitsPerSecond) : b->bitsPerSecond;
-          }
-        }
-      }
-      if (attached.size() != 1)
-        return fail(fmt::format("{} is on {} routers; a CODES terminal hangs off one",
-                                g.name(eps[i]), attached.size()));
-      r = *attached.begin();
-    }
-    routerOfEndpoint[i] = r;
-    endpointsOf[r].push_back(i);
-  }
-  for (uint32_t r = 0; r < R; ++r)
-    if (endpointsOf[r].size() != 1)
+  for (uint32_t r = 0; r < R; ++r) {
+    if (terms->of[r].size() != 1)
       return fail(fmt::format("router {} has {} endpoints: CODES's torus has one terminal per "
                               "router",
-                              r, endpointsOf[r].size()));
-  for (uint32_t i = 0; i < eps.size(); ++i)
-    n.serverOfEndpoint[i] = routerOfEndpoint[i];
+                              r, terms->of[r].size()));
+    n.serverOfEndpoint[terms->of[r][0]] = r;
+  }
   // Dimensions from router 0's neighbours: the +1 step of each dimension is its stride,
   // and the next stride is the first d * stride that is a neighbour (or R).
   std::set<uint32_t> nb0;
@@ -171,14 +187,8 @@ std::optional<CodesNetwork> torusNetwork(const FabricGraph &g, const std::vector
   }
   n.dims = dims;
   n.linkBytesPerSecond = *bps.begin() / 8;
-  n.cnBytesPerSecond = cnBps ? *cnBps / 8 : n.linkBytesPerSecond * 2 * dims.size();
-  int64_t swPs = 0;
-  if (switches && !switchPs.empty())
-    for (NodeId v = 0; v < g.numNodes(); ++v)
-      if (routerOfCopy[g.deviceCopyOf(v)] != ~0u && g.kind(v) == ComponentKind::Switch) {
-        swPs = switchPs[v];
-        break;
-      }
+  n.cnBytesPerSecond = terms->bps ? *terms->bps / 8 : n.linkBytesPerSecond * 2 * dims.size();
+  const int64_t swPs = switches ? routerSwitchPs(g, routerOfCopy, switchPs) : 0;
   n.routerDelayNs = double(*ps.begin() + swPs) / 1000;
   if (!switches)
     n.notes.assign(1, XpuRouterNote);
@@ -194,15 +204,8 @@ std::optional<CodesNetwork> dragonflyNetwork(const FabricGraph &g,
     why = msg;
     return std::nullopt;
   };
-  std::vector<uint32_t> routerOfCopy(g.numDeviceCopies(), ~0u);
-  std::vector<uint32_t> copies;
-  for (NodeId v = 0; v < g.numNodes(); ++v)
-    if (g.instances()[g.instanceOf(v)].role == InstanceRole::Switch &&
-        routerOfCopy[g.deviceCopyOf(v)] == ~0u) {
-      routerOfCopy[g.deviceCopyOf(v)] = uint32_t(copies.size());
-      copies.push_back(g.deviceCopyOf(v));
-    }
-  const uint32_t R = uint32_t(copies.size());
+  uint32_t R = 0;
+  const std::vector<uint32_t> routerOfCopy = numberCopies(g, InstanceRole::Switch, R);
   if (R < 2)
     return fail("a dragonfly needs switches");
   // Router-to-router links by link name.
@@ -309,46 +312,19 @@ std::optional<CodesNetwork> dragonflyNetwork(const FabricGraph &g,
   n.linkBytesPerSecond = *localBps.begin() / 8;
   n.globalBytesPerSecond = *globalBps.begin() / 8;
   // Terminals: every endpoint's box hangs off one router; the same number on each.
-  const auto eps = g.endpoints();
-  std::vector<std::vector<uint32_t>> endpointsOf(R);
-  std::optional<double> cnBps;
-  for (uint32_t i = 0; i < eps.size(); ++i) {
-    uint32_t c = g.deviceCopyOf(eps[i]);
-    std::set<uint32_t> attached;
-    for (NodeId v = g.instances()[g.instanceOf(eps[i])].firstNode +
-                    uint32_t(g.copyOf(eps[i]) * g.instances()[g.instanceOf(eps[i])].nodesPerCopy),
-                end = v + g.instances()[g.instanceOf(eps[i])].nodesPerCopy;
-         v < end; ++v)
-      for (auto adj : g.neighbours(v)) {
-        uint32_t rr = routerOfCopy[g.deviceCopyOf(adj.node)];
-        if (rr != ~0u) {
-          attached.insert(rr);
-          if (const auto &b = g.link(g.edge(adj.edge).link).bandwidth)
-            cnBps = cnBps ? std::min(*cnBps, b->bitsPerSecond) : b->bitsPerSecond;
-        }
-      }
-    (void)c;
-    if (attached.size() != 1)
-      return fail(fmt::format("{} is on {} routers; a CODES terminal hangs off one",
-                              g.name(eps[i]), attached.size()));
-    endpointsOf[*attached.begin()].push_back(i);
-  }
-  n.serversPerRouter = uint32_t(endpointsOf[0].size());
+  auto terms = terminalsOn(g, routerOfCopy, R, "routers", "", why);
+  if (!terms)
+    return std::nullopt;
+  n.serversPerRouter = uint32_t(terms->of[0].size());
   for (uint32_t r = 0; r < R; ++r)
-    if (endpointsOf[r].size() != n.serversPerRouter || n.serversPerRouter == 0)
+    if (terms->of[r].size() != n.serversPerRouter || n.serversPerRouter == 0)
       return fail("its routers have different numbers of endpoints");
-  n.serverOfEndpoint.assign(eps.size(), 0);
+  n.serverOfEndpoint.assign(g.endpoints().size(), 0);
   for (uint32_t r = 0; r < R; ++r)
-    for (uint32_t k = 0; k < endpointsOf[r].size(); ++k)
-      n.serverOfEndpoint[endpointsOf[r][k]] = id[r] * n.serversPerRouter + k;
-  n.cnBytesPerSecond = cnBps ? *cnBps / 8 : n.linkBytesPerSecond;
-  int64_t swPs = 0;
-  for (NodeId v = 0; v < g.numNodes() && !switchPs.empty(); ++v)
-    if (routerOfCopy[g.deviceCopyOf(v)] != ~0u && g.kind(v) == ComponentKind::Switch) {
-      swPs = switchPs[v];
-      break;
-    }
-  n.routerDelayNs = double(*localPs.begin() + swPs) / 1000;
+    for (uint32_t k = 0; k < terms->of[r].size(); ++k)
+      n.serverOfEndpoint[terms->of[r][k]] = id[r] * n.serversPerRouter + k;
+  n.cnBytesPerSecond = terms->bps ? *terms->bps / 8 : n.linkBytesPerSecond;
+  n.routerDelayNs = double(*localPs.begin() + routerSwitchPs(g, routerOfCopy, switchPs)) / 1000;
   // CODES's own 1-D dragonfly (dragonfly.c, USE_DIRECT_SCHEME) when the fabric is its
   // shape (p = h = a/2, g = a*h + 1) wired its way: router at position i of group G has
   // its j-th global link to group i + j*a (the last group instead of its own), at the
@@ -466,30 +442,15 @@ std::optional<CodesNetwork> fatTreeNetwork(const FabricGraph &g, const std::vect
   for (uint32_t c = 0; c < g.numDeviceCopies(); ++c)
     if (st.copyTier[c] == 0)
       leafOf[c] = indexOf[c];
-  const auto eps = g.endpoints();
-  std::vector<std::vector<uint32_t>> endpointsOf(L);
-  std::optional<double> cnBps;
-  for (uint32_t i = 0; i < eps.size(); ++i) {
-    const auto &inst = g.instances()[g.instanceOf(eps[i])];
-    std::set<uint32_t> attached;
-    NodeId first = inst.firstNode + NodeId(g.copyOf(eps[i]) * inst.nodesPerCopy);
-    for (NodeId v = first; v < first + inst.nodesPerCopy; ++v)
-      for (auto adj : g.neighbours(v))
-        if (uint32_t l = leafOf[g.deviceCopyOf(adj.node)]; l != ~0u) {
-          attached.insert(l);
-          if (const auto &bw = g.link(g.edge(adj.edge).link).bandwidth)
-            cnBps = cnBps ? std::min(*cnBps, bw->bitsPerSecond) : bw->bitsPerSecond;
-        }
-    if (attached.size() != 1)
-      return fail(fmt::format("{} is on {} leaves; a CODES terminal hangs off one (its "
-                              "multi-rail trees, num_rails, are separate planes of switches, "
-                              "which rails sharing spines are not)",
-                              g.name(eps[i]), attached.size()));
-    endpointsOf[*attached.begin()].push_back(i);
-  }
-  const uint32_t h = uint32_t(endpointsOf[0].size());
+  auto terms = terminalsOn(g, leafOf, L, "leaves",
+                           " (its multi-rail trees, num_rails, are separate planes of switches, "
+                           "which rails sharing spines are not)",
+                           why);
+  if (!terms)
+    return std::nullopt;
+  const uint32_t h = uint32_t(terms->of[0].size());
   for (uint32_t l = 0; l < L; ++l)
-    if (endpointsOf[l].size() != h || h == 0)
+    if (terms->of[l].size() != h || h == 0)
       return fail("its leaves have different numbers of endpoints");
   // Radix and tapering from a leaf: h terminals, up links; CODES: t*k/(t+1) and k/(t+1).
   uint32_t up = 0;
@@ -521,19 +482,13 @@ std::optional<CodesNetwork> fatTreeNetwork(const FabricGraph &g, const std::vect
   n.switchRadix = k;
   n.tapering = t;
   n.linkBytesPerSecond = *bps.begin() / 8;
-  n.cnBytesPerSecond = cnBps ? *cnBps / 8 : n.linkBytesPerSecond;
-  int64_t swPs = 0;
-  for (NodeId v = 0; v < g.numNodes() && !switchPs.empty(); ++v)
-    if (leafOf[g.deviceCopyOf(v)] != ~0u && g.kind(v) == ComponentKind::Switch) {
-      swPs = switchPs[v];
-      break;
-    }
-  n.routerDelayNs = double(*ps.begin() + swPs) / 1000;
-  n.serverOfEndpoint.assign(eps.size(), 0);
+  n.cnBytesPerSecond = terms->bps ? *terms->bps / 8 : n.linkBytesPerSecond;
+  n.routerDelayNs = double(*ps.begin() + routerSwitchPs(g, leafOf, switchPs)) / 1000;
+  n.serverOfEndpoint.assign(g.endpoints().size(), 0);
   for (uint32_t l = 0; l < L; ++l)
     for (uint32_t j = 0; j < h; ++j)
-      n.serverOfEndpoint[endpointsOf[l][j]] = l * h + j;
-  n.notes.push_back(shape);
+      n.serverOfEndpoint[terms->of[l][j]] = l * h + j;
+  n.shape = shape;
   return n;
 }
 
@@ -555,175 +510,151 @@ llvm::Expected<CodesNetwork> codesNetwork(const FabricGraph &g,
   return reportedError();
 }
 
-std::string dragonflyConf(const CodesNetwork &n, llvm::StringRef source) {
-  std::string c = fmt::format(
-      "# CODES model-net network for TraceR, written by infracc from '{}'.\n"
-      "# Dragonfly: {} groups of {} routers (full mesh inside a group), {} terminals per router,\n"
-      "# up to {} global links per router, wired as intra.bin and inter.bin say; server i is\n"
-      "# endpoint i of servers.txt. Bandwidths in GiB/s (CODES divides bytes by 1024^3), delays in ns.\n",
-      source.str(), n.groups, n.routersPerGroup, n.serversPerRouter, n.globalChannels);
-  for (const std::string &note : n.notes)
-    c += "# " + note + "\n";
-  for (const std::string &a : n.approximations)
-    c += "# approximated: " + a + "\n";
-  c += fmt::format("LPGROUPS\n{{\n   MODELNET_GRP\n   {{\n      repetitions=\"{}\";\n"
-                   "      server=\"{}\";\n      modelnet_dragonfly_custom=\"{}\";\n"
-                   "      modelnet_dragonfly_custom_router=\"1\";\n   }}\n}}\n",
-                   n.routers, n.serversPerRouter, n.serversPerRouter);
-  c += "PARAMS\n{\n"
-       "   message_size=\"736\";\n"
-       "   packet_size=\"4096\";\n"
-       "   chunk_size=\"4096\";\n"
-       "   modelnet_scheduler=\"fcfs\";\n"
-       "   modelnet_order=( \"dragonfly_custom\", \"dragonfly_custom_router\" );\n";
-  c += fmt::format("   num_router_rows=\"1\";\n   num_router_cols=\"{}\";\n   num_row_chans=\"1\";\n"
-                   "   num_col_chans=\"1\";\n   num_groups=\"{}\";\n   num_cns_per_router=\"{}\";\n"
-                   "   num_global_channels=\"{}\";\n",
-                   n.routersPerGroup, n.groups, n.serversPerRouter, n.globalChannels);
-  c += "   intra-group-connections=\"intra.bin\";\n   inter-group-connections=\"inter.bin\";\n"
-       "   routing=\"minimal\";\n"
-       "   local_vc_size=\"65536\";\n   global_vc_size=\"65536\";\n   cn_vc_size=\"65536\";\n";
-  c += fmt::format("   local_bandwidth=\"{}\";\n   global_bandwidth=\"{}\";\n   cn_bandwidth=\"{}\";\n",
-                   n.linkBytesPerSecond / GiB, n.globalBytesPerSecond / GiB,
-                   n.cnBytesPerSecond / GiB);
-  c += fmt::format("   # link latency + switch latency\n   router_delay=\"{}\";\n", n.routerDelayNs);
-  c += "   # TraceR: ns per MPI call, NIC and RDMA setup in ns, ns per byte copied, bytes\n"
-       "   soft_delay=\"0\";\n"
-       "   nic_delay=\"0\";\n"
-       "   rdma_delay=\"0\";\n"
-       "   copy_per_byte=\"0\";\n"
-       "   eager_limit=\"65536\";\n"
-       "   node_eager_limit=\"65536\";\n"
-       "}\n";
-  return c;
+namespace {
+
+// The .conf's PARAMS lines, `   key="value";`, with an optional comment above.
+class Params {
+public:
+  void key(llvm::StringRef k, const std::string &v, llvm::StringRef comment = {}) {
+    if (!comment.empty())
+      text += "   # " + comment.str() + "\n";
+    text += fmt::format("   {}=\"{}\";\n", k.str(), v);
+  }
+  void key(llvm::StringRef k, double v, llvm::StringRef comment = {}) {
+    key(k, fmt::format("{}", v), comment);
+  }
+  std::string text;
+};
+
+std::string withCommas(llvm::ArrayRef<uint32_t> v) {
+  std::string s;
+  for (uint32_t x : v)
+    s += (s.empty() ? "" : ",") + std::to_string(x);
+  return s;
 }
 
-std::string fatTreeConf(const CodesNetwork &n, llvm::StringRef source) {
-  std::string c = fmt::format(
-      "# CODES model-net network for TraceR, written by infracc from '{}'.\n"
-      "# Fat tree (ft_type 0), {}; switch radix {}, tapering {}.\n"
-      "# Server i is endpoint i of servers.txt. Bandwidths in GiB/s (CODES divides bytes by\n"
-      "# 1024^3), delays in ns.\n",
-      source.str(), n.notes.empty() ? std::string() : n.notes[0], n.switchRadix, n.tapering);
-  c += fmt::format("LPGROUPS\n{{\n   MODELNET_GRP\n   {{\n      repetitions=\"{}\";\n"
-                   "      server=\"{}\";\n      modelnet_fattree=\"{}\";\n"
-                   "      fattree_switch=\"{}\";\n   }}\n}}\n",
-                   n.routers, n.serversPerRouter, n.serversPerRouter, n.levels);
-  c += "PARAMS\n{\n"
-       "   message_size=\"592\";\n"
-       "   packet_size=\"4096\";\n"
-       "   chunk_size=\"4096\";\n"
-       "   modelnet_scheduler=\"fcfs\";\n"
-       "   modelnet_order=( \"fattree\" );\n"
-       "   ft_type=\"0\";\n";
-  c += fmt::format("   num_levels=\"{}\";\n", n.levels);
-  c += fmt::format("   tapering=\"{}\";\n   num_rails=\"1\";\n   switch_count=\"{}\";\n"
-                   "   switch_radix=\"{}\";\n",
-                   n.tapering, n.routers, n.switchRadix);
-  c += "   rail_select=\"dedicated\";\n"
-       "   routing=\"adaptive\";\n"
-       "   vc_size=\"65536\";\n"
-       "   cn_vc_size=\"65536\";\n";
-  c += fmt::format("   link_bandwidth=\"{}\";\n   cn_bandwidth=\"{}\";\n", n.linkBytesPerSecond / GiB,
-                   n.cnBytesPerSecond / GiB);
-  c += fmt::format("   # link latency + switch latency\n   router_delay=\"{}\";\n", n.routerDelayNs);
-  c += "   # TraceR: ns per MPI call, NIC and RDMA setup in ns, ns per byte copied, bytes\n"
-       "   soft_delay=\"0\";\n"
-       "   nic_delay=\"0\";\n"
-       "   rdma_delay=\"0\";\n"
-       "   copy_per_byte=\"0\";\n"
-       "   eager_limit=\"65536\";\n"
-       "   node_eager_limit=\"65536\";\n"
-       "}\n";
-  return c;
-}
-
-std::string canonicalDragonflyConf(const CodesNetwork &n, llvm::StringRef source) {
-  std::string c = fmt::format(
-      "# CODES model-net network for TraceR, written by infracc from '{}'.\n"
-      "# CODES's 1-D dragonfly, whose shape and global wiring this fabric has: {} groups of {}\n"
-      "# routers, {} terminals and {} global links per router; server i is endpoint i of\n"
-      "# servers.txt. Bandwidths in GiB/s (CODES divides bytes by 1024^3), delays in ns.\n",
-      source.str(), n.groups, n.routersPerGroup, n.serversPerRouter, n.globalChannels);
-  for (const std::string &a : n.approximations)
-    c += "# approximated: " + a + "\n";
-  c += fmt::format("LPGROUPS\n{{\n   MODELNET_GRP\n   {{\n      repetitions=\"{}\";\n"
-                   "      server=\"{}\";\n      modelnet_dragonfly=\"{}\";\n"
-                   "      modelnet_dragonfly_router=\"1\";\n   }}\n}}\n",
-                   n.routers, n.serversPerRouter, n.serversPerRouter);
-  c += "PARAMS\n{\n"
-       "   message_size=\"592\";\n"
-       "   packet_size=\"4096\";\n"
-       "   chunk_size=\"4096\";\n"
-       "   modelnet_scheduler=\"fcfs\";\n"
-       "   modelnet_order=( \"dragonfly\", \"dragonfly_router\" );\n";
-  c += fmt::format("   num_routers=\"{}\";\n", n.routersPerGroup);
-  c += "   routing=\"minimal\";\n"
-       "   local_vc_size=\"65536\";\n   global_vc_size=\"65536\";\n   cn_vc_size=\"65536\";\n";
-  c += fmt::format("   local_bandwidth=\"{}\";\n   global_bandwidth=\"{}\";\n   cn_bandwidth=\"{}\";\n",
-                   n.linkBytesPerSecond / GiB, n.globalBytesPerSecond / GiB,
-                   n.cnBytesPerSecond / GiB);
-  c += fmt::format("   # link latency + switch latency\n   router_delay=\"{}\";\n", n.routerDelayNs);
-  c += "   # TraceR: ns per MPI call, NIC and RDMA setup in ns, ns per byte copied, bytes\n"
-       "   soft_delay=\"0\";\n"
-       "   nic_delay=\"0\";\n"
-       "   rdma_delay=\"0\";\n"
-       "   copy_per_byte=\"0\";\n"
-       "   eager_limit=\"65536\";\n"
-       "   node_eager_limit=\"65536\";\n"
-       "}\n";
-  return c;
-}
+} // namespace
 
 std::string codesConf(const CodesNetwork &n, llvm::StringRef source) {
-  if (n.model == "dragonfly")
-    return canonicalDragonflyConf(n, source);
-  if (n.model == "dragonfly_custom")
-    return dragonflyConf(n, source);
-  if (n.model == "fattree")
-    return fatTreeConf(n, source);
-  std::string dimLength;
-  for (uint32_t d : n.dims)
-    dimLength += (dimLength.empty() ? "" : ",") + std::to_string(d);
-  std::string c = fmt::format(
-      "# CODES model-net network for TraceR, written by infracc from '{}'.\n"
-      "# {} routers in a {}-dimensional torus ({}), one terminal each; server i is fabric\n"
-      "# endpoint i of servers.txt. Bandwidths in GiB/s (CODES divides bytes by 1024^3), delays in ns.\n",
-      source.str(), n.routers, n.dims.size(), dimLength);
+  // What the model is, for the header; the LP groups; the model's own PARAMS.
+  std::string about;
+  std::vector<std::pair<std::string, std::string>> lps;
+  std::vector<std::string> order;
+  Params model;
+  std::string messageSize = "592", messageSizeComment;
+  std::string delayComment = "link latency + switch latency";
+  const std::string units = "Bandwidths in GiB/s (CODES divides bytes by 1024^3), delays in ns.";
+  if (n.model == "torus") {
+    about = fmt::format("{} routers in a {}-dimensional torus ({}), one terminal each; server i "
+                        "is fabric\n# endpoint i of servers.txt. {}",
+                        n.routers, n.dims.size(), withCommas(n.dims), units);
+    lps = {{"modelnet_torus", "1"}};
+    order = {"torus"};
+    messageSizeComment = "ROSS event size: at least 592 bytes for CODES master's model-net "
+                         "events with TraceR";
+    model.key("n_dims", std::to_string(n.dims.size()));
+    model.key("dim_length", withCommas(n.dims));
+    model.key("routing", "adaptive");
+    model.key("link_bandwidth", n.linkBytesPerSecond / GiB);
+    // Measured with CODES a5958cf (docs/scale-out.md): its torus.c reads only n_dims,
+    // dim_length, link_bandwidth, buffer_size and chunk_size; it sets router_delay to 50 ns
+    // and charges every packet 10 ns per byte at the terminal (cn_delay), whatever the
+    // .conf says. Both are written for the models and versions that read them.
+    model.key("cn_bandwidth", n.cnBytesPerSecond / GiB,
+              "terminal link; CODES a5958cf's torus ignores it (10 ns/byte, fixed)");
+    model.key("buffer_size", "65536");
+    delayComment = "link latency + switch latency; CODES a5958cf's torus uses 50 ns, fixed";
+  } else if (n.model == "fattree") {
+    about = fmt::format("Fat tree (ft_type 0), {}; switch radix {}, tapering {}.\n# Server i is "
+                        "endpoint i of servers.txt. Bandwidths in GiB/s (CODES divides bytes "
+                        "by\n# 1024^3), delays in ns.",
+                        n.shape, n.switchRadix, n.tapering);
+    lps = {{"modelnet_fattree", std::to_string(n.serversPerRouter)},
+           {"fattree_switch", std::to_string(n.levels)}};
+    order = {"fattree"};
+    model.key("ft_type", "0");
+    model.key("num_levels", std::to_string(n.levels));
+    model.key("tapering", std::to_string(n.tapering));
+    model.key("num_rails", "1");
+    model.key("switch_count", std::to_string(n.routers));
+    model.key("switch_radix", std::to_string(n.switchRadix));
+    model.key("rail_select", "dedicated");
+    model.key("routing", "adaptive");
+    model.key("vc_size", "65536");
+    model.key("cn_vc_size", "65536");
+    model.key("link_bandwidth", n.linkBytesPerSecond / GiB);
+    model.key("cn_bandwidth", n.cnBytesPerSecond / GiB);
+  } else {
+    const bool custom = n.model == "dragonfly_custom";
+    const std::string prefix = custom ? "dragonfly_custom" : "dragonfly";
+    about = custom
+                ? fmt::format("Dragonfly: {} groups of {} routers (full mesh inside a group), {} "
+                              "terminals per router,\n# up to {} global links per router, wired "
+                              "as intra.bin and inter.bin say; server i is\n# endpoint i of "
+                              "servers.txt. {}",
+                              n.groups, n.routersPerGroup, n.serversPerRouter, n.globalChannels,
+                              units)
+                : fmt::format("CODES's 1-D dragonfly, whose shape and global wiring this fabric "
+                              "has: {} groups of {}\n# routers, {} terminals and {} global links "
+                              "per router; server i is endpoint i of\n# servers.txt. {}",
+                              n.groups, n.routersPerGroup, n.serversPerRouter, n.globalChannels,
+                              units);
+    lps = {{"modelnet_" + prefix, std::to_string(n.serversPerRouter)},
+           {"modelnet_" + prefix + "_router", "1"}};
+    order = {prefix, prefix + "_router"};
+    if (custom) {
+      messageSize = "736";
+      model.key("num_router_rows", "1");
+      model.key("num_router_cols", std::to_string(n.routersPerGroup));
+      model.key("num_row_chans", "1");
+      model.key("num_col_chans", "1");
+      model.key("num_groups", std::to_string(n.groups));
+      model.key("num_cns_per_router", std::to_string(n.serversPerRouter));
+      model.key("num_global_channels", std::to_string(n.globalChannels));
+      model.key("intra-group-connections", "intra.bin");
+      model.key("inter-group-connections", "inter.bin");
+    } else {
+      model.key("num_routers", std::to_string(n.routersPerGroup));
+    }
+    model.key("routing", "minimal");
+    model.key("local_vc_size", "65536");
+    model.key("global_vc_size", "65536");
+    model.key("cn_vc_size", "65536");
+    model.key("local_bandwidth", n.linkBytesPerSecond / GiB);
+    model.key("global_bandwidth", n.globalBytesPerSecond / GiB);
+    model.key("cn_bandwidth", n.cnBytesPerSecond / GiB);
+  }
+
+  std::string c = fmt::format("# CODES model-net network for TraceR, written by infracc from "
+                              "'{}'.\n# {}\n",
+                              source.str(), about);
   for (const std::string &note : n.notes)
     c += "# " + note + "\n";
+  for (const std::string &a : n.approximations)
+    c += "# approximated: " + a + "\n";
   c += fmt::format("LPGROUPS\n{{\n   MODELNET_GRP\n   {{\n      repetitions=\"{}\";\n"
-                   "      server=\"{}\";\n      modelnet_torus=\"1\";\n   }}\n}}\n",
+                   "      server=\"{}\";\n",
                    n.routers, n.serversPerRouter);
-  c += "PARAMS\n{\n";
-  c += "   # ROSS event size: at least 592 bytes for CODES master's model-net events with TraceR\n"
-       "   message_size=\"592\";\n"
-       "   packet_size=\"4096\";\n"
-       "   chunk_size=\"4096\";\n"
-       "   modelnet_scheduler=\"fcfs\";\n"
-       "   modelnet_order=( \"torus\" );\n";
-  c += fmt::format("   n_dims=\"{}\";\n   dim_length=\"{}\";\n", n.dims.size(), dimLength);
-  c += "   routing=\"adaptive\";\n";
-  c += fmt::format("   link_bandwidth=\"{}\";\n", n.linkBytesPerSecond / GiB);
-  // Measured with CODES a5958cf (docs/scale-out.md): its torus.c reads only n_dims,
-  // dim_length, link_bandwidth, buffer_size and chunk_size; it sets router_delay to 50 ns
-  // and charges every packet 10 ns per byte at the terminal (cn_delay), whatever the
-  // .conf says. Both are written for the models and versions that read them.
-  c += fmt::format("   # terminal link; CODES a5958cf's torus ignores it (10 ns/byte, fixed)\n"
-                   "   cn_bandwidth=\"{}\";\n",
-                   n.cnBytesPerSecond / GiB);
-  c += "   buffer_size=\"65536\";\n";
-  c += fmt::format("   # link latency + switch latency; CODES a5958cf's torus uses 50 ns, fixed\n"
-                   "   router_delay=\"{}\";\n",
-                   n.routerDelayNs);
-  c += "   # TraceR: ns per MPI call, NIC and RDMA setup in ns, ns per byte copied, bytes\n"
-       "   soft_delay=\"0\";\n"
-       "   nic_delay=\"0\";\n"
-       "   rdma_delay=\"0\";\n"
-       "   copy_per_byte=\"0\";\n"
-       "   eager_limit=\"65536\";\n"
-       "   node_eager_limit=\"65536\";\n"
-       "}\n";
+  for (const auto &[k, v] : lps)
+    c += fmt::format("      {}=\"{}\";\n", k, v);
+  c += "   }\n}\n";
+  Params head, tail;
+  head.key("message_size", messageSize, messageSizeComment);
+  head.key("packet_size", "4096");
+  head.key("chunk_size", "4096");
+  head.key("modelnet_scheduler", "fcfs");
+  std::string orderText;
+  for (const std::string &o : order)
+    orderText += (orderText.empty() ? "\"" : ", \"") + o + "\"";
+  tail.key("router_delay", n.routerDelayNs, delayComment);
+  tail.key("soft_delay", "0",
+           "TraceR: ns per MPI call, NIC and RDMA setup in ns, ns per byte copied, bytes");
+  for (const char *k : {"nic_delay", "rdma_delay", "copy_per_byte"})
+    tail.key(k, "0");
+  tail.key("eager_limit", "65536");
+  tail.key("node_eager_limit", "65536");
+  c += "PARAMS\n{\n" + head.text + "   modelnet_order=( " + orderText + " );\n" + model.text +
+       tail.text + "}\n";
   return c;
 }
 

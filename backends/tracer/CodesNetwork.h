@@ -45,6 +45,7 @@ struct CodesNetwork {
   uint32_t groups = 0, routersPerGroup = 0, globalChannels = 0;
   double globalBytesPerSecond = 0;
   uint32_t switchRadix = 0, tapering = 1, levels = 2;   // fat tree
+  std::string shape;                 // fat tree: its tiers, for the header
   std::vector<std::pair<uint32_t, uint32_t>> intraLinks, interLinks;
   double routerDelayNs = 0;
   /// Per fabric endpoint (FabricGraph::endpoints order): its CODES server index
