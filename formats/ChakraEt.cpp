@@ -8,30 +8,21 @@
 
 namespace infracc::chakra {
 
-void addBool(Node &n, const char *name, bool v) {
+namespace {
+// A new attribute of the node, named.
+AttributeProto &added(Node &n, const char *name) {
   AttributeProto *a = n.add_attr();
   a->set_name(name);
-  a->set_bool_val(v);
+  return *a;
 }
-void addInt32(Node &n, const char *name, int32_t v) {
-  AttributeProto *a = n.add_attr();
-  a->set_name(name);
-  a->set_int32_val(v);
-}
-void addUint32(Node &n, const char *name, uint32_t v) {
-  AttributeProto *a = n.add_attr();
-  a->set_name(name);
-  a->set_uint32_val(v);
-}
-void addInt64(Node &n, const char *name, int64_t v) {
-  AttributeProto *a = n.add_attr();
-  a->set_name(name);
-  a->set_int64_val(v);
-}
+} // namespace
+
+void addBool(Node &n, const char *name, bool v) { added(n, name).set_bool_val(v); }
+void addInt32(Node &n, const char *name, int32_t v) { added(n, name).set_int32_val(v); }
+void addUint32(Node &n, const char *name, uint32_t v) { added(n, name).set_uint32_val(v); }
+void addInt64(Node &n, const char *name, int64_t v) { added(n, name).set_int64_val(v); }
 void addString(Node &n, const char *name, const std::string &v) {
-  AttributeProto *a = n.add_attr();
-  a->set_name(name);
-  a->set_string_val(v);
+  added(n, name).set_string_val(v);
 }
 
 const AttributeProto *findAttr(const Node &n, llvm::StringRef name) {

@@ -7,13 +7,13 @@
 #include "backends/astra/AstraUnits.h"
 #include "backends/astra/ChakraWriter.h"
 #include "backends/astra/Ns3Topology.h"
+#include "backends/common/RankEndpoints.h"
 #include "ir/Module.h"
 #include "ir/TargetRegistry.h"
 #include "passes/FabricCosts.h"
 #include "support/Diagnostics.h"
 #include "support/Options.h"
 
-#include <llvm/ADT/DenseMap.h>
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/CommandLine.h>
 
@@ -166,53 +166,6 @@ std::string runScript(const AnalyticalNetwork &net, const Workload &w) {
   return s;
 }
 
-// Which NPU each rank runs on: its placed endpoint's index, else rank r on NPU r.
-std::optional<std::vector<uint32_t>> npusOfRanks(const Module &m, uint32_t numNpus) {
-  const Schedule &s = *m.schedule;
-  const uint32_t P = s.numRanks();
-  std::vector<uint32_t> npu(P);
-  const Placement &pl = m.placement;
-  if (pl.hasMembers()) {
-    m.diags.error(m.workloadSource, "ASTRA-sim runs one workload per NPU: ranks that group "
-                                    "several GPUs (remap-gpus, merged jobs on shared "
-                                    "endpoints) cannot be written as Chakra traces");
-    return std::nullopt;
-  }
-  if (pl.empty()) {
-    if (P > numNpus) {
-      m.diags.error(m.workloadSource,
-                    fmt::format("the workload has {} ranks but the fabric has {} NPUs", P,
-                                numNpus));
-      return std::nullopt;
-    }
-    for (uint32_t r = 0; r < P; ++r)
-      npu[r] = r;
-    return npu;
-  }
-  llvm::DenseMap<NodeId, uint32_t> index;
-  const auto eps = m.fabric->endpoints();
-  for (uint32_t i = 0; i < eps.size(); ++i)
-    index[eps[i]] = i;
-  std::vector<int64_t> owner(numNpus, -1);
-  for (uint32_t r = 0; r < P; ++r) {
-    auto it = index.find(pl.endpointOfRank[r]);
-    if (it == index.end()) {
-      m.diags.error(m.workloadSource, fmt::format("rank {} runs on {}, which is not an NPU", r,
-                                                  m.fabric->name(pl.endpointOfRank[r])));
-      return std::nullopt;
-    }
-    if (owner[it->second] >= 0) {
-      m.diags.error(m.workloadSource,
-                    fmt::format("ranks {} and {} both run on {}: ASTRA-sim runs one workload "
-                                "per NPU", owner[it->second], r, m.fabric->name(eps[it->second])));
-      return std::nullopt;
-    }
-    owner[it->second] = r;
-    npu[r] = it->second;
-  }
-  return npu;
-}
-
 void reportRounding(const Module &m, const ChakraStats &st) {
   if (st.roundedCalcs)
     m.diags.warning(m.workloadSource,
@@ -220,6 +173,26 @@ void reportRounding(const Module &m, const ChakraStats &st) {
                                 "duration_micros holds: rounded to the nearest (largest "
                                 "change {:+} ns)",
                                 st.roundedCalcs, st.largestRoundingNs));
+}
+
+// The workload's Chakra traces in the folder of a fabric target, NPU i = endpoint i
+// (nothing to write without a workload).
+llvm::Expected<Workload> writeWorkload(TargetContext &ctx, uint32_t numNpus) {
+  Module &m = ctx.module;
+  Workload w;
+  if (!m.schedule)
+    return w;
+  auto npuOf = endpointOfEachRank(m, "NPU", "ASTRA-sim");
+  if (!npuOf)
+    return reportedError();
+  auto st = writeChakra(*m.schedule, *npuOf, numNpus, ctx.output, ChakraPrefix, m.diags,
+                        m.workloadSource);
+  if (!st)
+    return st.takeError();
+  reportRounding(m, *st);
+  w.written = true;
+  w.groups = st->communicators != 0;
+  return w;
 }
 
 llvm::Error emitAnalytical(TargetContext &ctx) {
@@ -263,23 +236,13 @@ llvm::Error emitAnalytical(TargetContext &ctx) {
   if (!mem)
     return mem.takeError();
   *mem << "{\n  \"memory-type\": \"NO_MEMORY_EXPANSION\"\n}\n";
-  Workload w;
-  if (m.schedule) {
-    auto npuOf = npusOfRanks(m, net->npus);
-    if (!npuOf)
-      return reportedError();
-    auto st = writeChakra(*m.schedule, *npuOf, net->npus, ctx.output, ChakraPrefix, m.diags,
-                          m.workloadSource);
-    if (!st)
-      return st.takeError();
-    reportRounding(m, *st);
-    w.written = true;
-    w.groups = st->communicators != 0;
-  }
+  auto w = writeWorkload(ctx, net->npus);
+  if (!w)
+    return w.takeError();
   auto run = ctx.output.file("run-astra.sh", /*executable=*/true);
   if (!run)
     return run.takeError();
-  *run << runScript(*net, w);
+  *run << runScript(*net, *w);
   return llvm::Error::success();
 }
 
@@ -472,20 +435,10 @@ llvm::Error emitNs3(TargetContext &ctx) {
            {"nodes.txt", "# ns-3 node, role, fabric node (NPU i = ASTRA-sim rank i)\n" + names}})
     if (llvm::Error e = file(name, text))
       return e;
-  Workload w;
-  if (m.schedule) {
-    auto npuOf = npusOfRanks(m, topo->npus);
-    if (!npuOf)
-      return reportedError();
-    auto st = writeChakra(*m.schedule, *npuOf, topo->npus, ctx.output, ChakraPrefix, m.diags,
-                          m.workloadSource);
-    if (!st)
-      return st.takeError();
-    reportRounding(m, *st);
-    w.written = true;
-    w.groups = st->communicators != 0;
-  }
-  return file("run-astra-ns3.sh", ns3Script(*topo, w), true);
+  auto w = writeWorkload(ctx, topo->npus);
+  if (!w)
+    return w.takeError();
+  return file("run-astra-ns3.sh", ns3Script(*topo, *w), true);
 }
 
 llvm::Error emitChakra(TargetContext &ctx) {

@@ -31,12 +31,13 @@ std::optional<chakra::CollectiveCommType> commTypeOf(CollectiveKind k) {
 // the predecessor's own requires, recursively).
 class Deps {
 public:
-  Deps(const Schedule &s, uint32_t rank) : base_(s.rankBegin(rank)) {
+  Deps(const Schedule &s, uint32_t rank) {
+    const uint32_t base = s.rankBegin(rank);
     const uint32_t n = s.numOps(rank);
     req_.resize(n);
     ireq_.resize(n);
     for (uint32_t i = 0; i < n; ++i) {
-      uint32_t g = base_ + i;
+      uint32_t g = base + i;
       for (uint32_t k = 0; k < s.numSuccessors(g); ++k) {
         uint32_t succ = s.successor(g, k);
         (s.successorKind(g, k) == DepKind::Requires ? req_ : ireq_)[succ].push_back(i);
@@ -74,7 +75,6 @@ public:
   }
 
 private:
-  uint32_t base_;
   std::vector<std::vector<uint32_t>> req_, ireq_, finish_;
   std::vector<uint8_t> resolved_;
 };
@@ -216,7 +216,6 @@ llvm::Expected<ChakraStats> writeChakra(const Schedule &s, const std::vector<uin
         return reportedError();
       }
       chakra::writeDelimited(*os, node);
-      ++st.nodes;
     }
   }
   if (!groups.empty()) {

@@ -32,7 +32,7 @@ class DiagEngine;
 namespace infracc::astra {
 
 struct ChakraStats {
-  uint64_t nodes = 0, roundedCalcs = 0;
+  uint64_t roundedCalcs = 0;
   int64_t largestRoundingNs = 0;   // signed: written minus given
   uint64_t communicators = 0;      // groups in the comm-group JSON
 };

@@ -42,7 +42,6 @@ llvm::Expected<Ns3Topology> ns3Topology(const FabricGraph &g, DiagEngine &diags,
       names.push_back(g.name(n));
     }
   }
-  Ns3Topology t0;   // counts gathered before the result is laid out
   // Links between contracted nodes, parallel edges merged.
   struct Acc {
     double bps = 0;
@@ -70,10 +69,8 @@ llvm::Expected<Ns3Topology> ns3Topology(const FabricGraph &g, DiagEngine &diags,
     uint32_t a = of[e.u], b = of[e.v];
     if (a == b)
       continue;
-    if (otherNic(e.u, e.v) || otherNic(e.v, e.u)) {
-      ++t0.affinityDropped;
+    if (otherNic(e.u, e.v) || otherNic(e.v, e.u))
       continue;
-    }
     const auto &link = g.link(e.link);
     if (!link.bandwidth) {
       diags.error(where, fmt::format("link '{}' ({} to {}) has no bandwidth: ns-3 needs a rate "
@@ -131,14 +128,11 @@ llvm::Expected<Ns3Topology> ns3Topology(const FabricGraph &g, DiagEngine &diags,
       }
   Ns3Topology t;
   t.npus = N;
-  t.affinityDropped = t0.affinityDropped;
   std::vector<uint32_t> id(M, None);
   for (uint32_t i = 0; i < M; ++i)
     if (i < N || (!gone[i] && seen[i])) {
       id[i] = uint32_t(t.names.size());
       t.names.push_back(names[i]);
-    } else {
-      ++t.droppedNodes;
     }
   t.nodes = uint32_t(t.names.size());
   for (auto &[k, x] : acc) {

@@ -45,8 +45,6 @@ struct Ns3Topology {
   std::vector<Ns3Link> links;
   uint32_t npuToNpuLinks = 0;       // links joining two NPUs directly
   std::vector<std::string> linksWithoutLatency;   // link names, for one warning
-  uint32_t droppedNodes = 0;
-  uint32_t affinityDropped = 0;     // xpu-NIC links left out by affinity
 };
 
 /// Builds the ns-3 graph of `g`; a link without a bandwidth is reported against

@@ -255,7 +255,6 @@ llvm::Expected<Otf2Stats> writeOtf2(const Schedule &s, OutputManager &out, const
     enter(fin);
     leave(fin);
     events[r] = n;
-    st.events += n;
     lastTime = std::max(lastTime, t);
     OTF2_Archive_CloseEvtWriter(ar, w);
   }

@@ -22,7 +22,7 @@ class DiagEngine;
 namespace infracc::tracer {
 
 struct Otf2Stats {
-  uint64_t events = 0, serializedOps = 0;
+  uint64_t serializedOps = 0;   // ops on cpu streams other than 0, run one after the other
 };
 
 /// Writes `<dir>/<name>.otf2`, `<dir>/<name>.def` and `<dir>/<name>/` (the archive)

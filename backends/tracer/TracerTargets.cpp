@@ -2,6 +2,7 @@
 // TraceR and otf2-print take, DIR/traces.def and DIR/traces/).
 // -emit=codes -o DIR: a study for TraceR on CODES: network.conf, the trace, tracer_config,
 // the rank maps, servers.txt and run-tracer.sh. docs/scale-out.md.
+#include "backends/common/RankEndpoints.h"
 #include "backends/tracer/CodesNetwork.h"
 #include "backends/tracer/Otf2Writer.h"
 #include "ir/Module.h"
@@ -9,7 +10,6 @@
 #include "passes/FabricCosts.h"
 #include "support/Diagnostics.h"
 
-#include <llvm/ADT/DenseMap.h>
 #include <llvm/Support/Endian.h>
 
 #include <fmt/format.h>
@@ -53,33 +53,15 @@ llvm::Error emitCodes(TargetContext &ctx) {
   if (!net)
     return net.takeError();
   const Placement &pl = m.placement;
-  if (pl.hasMembers())
-    return inputError("-emit=codes: ranks grouped by remap-gpus or sharing endpoints "
-                      "(multi-tenant jobs) are not written: TraceR runs one rank per server");
   const uint32_t P = s.numRanks();
   const auto eps = g.endpoints();
-  // Server of every rank: its placed endpoint's, else rank r on endpoint r.
+  // Server of every rank: its endpoint's.
+  auto endpoint = endpointOfEachRank(m, "server", "TraceR");
+  if (!endpoint)
+    return reportedError();
   std::vector<uint32_t> server(P);
-  if (pl.empty()) {
-    if (P > eps.size())
-      return inputError(fmt::format("the workload has {} ranks but '{}' has {} endpoints",
-                                    P, m.fabricSource, eps.size()));
-    for (uint32_t r = 0; r < P; ++r)
-      server[r] = net->serverOfEndpoint[r];
-  } else {
-    llvm::DenseMap<NodeId, uint32_t> index;
-    for (uint32_t i = 0; i < eps.size(); ++i)
-      index[eps[i]] = i;
-    std::vector<uint8_t> used(eps.size(), 0);
-    for (uint32_t r = 0; r < P; ++r) {
-      auto it = index.find(pl.endpointOfRank[r]);
-      if (it == index.end() || used[it->second]++)
-        return inputError(fmt::format("rank {} shares its endpoint or runs on no endpoint: "
-                                      "TraceR runs one rank per server",
-                                      r));
-      server[r] = net->serverOfEndpoint[it->second];
-    }
-  }
+  for (uint32_t r = 0; r < P; ++r)
+    server[r] = net->serverOfEndpoint[(*endpoint)[r]];
   // Jobs (merge-jobs): each its own trace and job map, its ranks numbered in order.
   uint32_t J = 1;
   for (uint32_t r = 0; r < P; ++r)

@@ -188,6 +188,23 @@ TEST(Codes, WhatCodesCannotSay) {
                           "by 1 kind(s) of link; a dragonfly's local and global links are two, "
                           "named apart), not a fat tree (1 switch tier(s); CODES's fat tree has "
                           "two or three)\n");
+  // One rank per server (backends/common/RankEndpoints.h, shared with ASTRA-sim's NPUs).
+  writeFile(dir + "/map.txt", "0 simple_host.3.xpu.0\n1 simple_host.3.xpu.0\n");
+  const std::string torus = "-fabric=torus:dims=4x4,of=switch,host=simple_host";
+  r = runInfracc({torus, dir + "/two.goal", "-place-map=" + dir + "/map.txt", "-passes=place",
+                  "-oversubscribe", "-emit=codes", "-o", dir + "/s"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, dir + "/two.goal: error: ranks 0 and 1 both run on simple_host.3.xpu.0: "
+                         "TraceR runs one rank per server\n");
+  std::string five = "num_ranks 5\n";
+  for (int k = 0; k < 5; ++k)
+    five += "rank " + std::to_string(k) + " {\n}\n";
+  writeFile(dir + "/five.goal", five);
+  r = runInfracc({"-fabric=torus:dims=2x2,of=switch,host=simple_host", dir + "/five.goal",
+                  "-emit=codes", "-o", dir + "/s"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, dir + "/five.goal: error: the workload has 5 ranks but the fabric has 4 "
+                         "servers\n");
   const std::string two = "-fabric=torus:dims=4x4,of=switch,host=simple_host,hosts_per_switch=2";
   r = runInfracc({two, dir + "/two.goal", "-emit=codes", "-o", dir + "/s"});
   EXPECT_EQ(r.status, 1);

@@ -97,9 +97,6 @@ std::optional<std::vector<std::string>> rankFiles(DiagEngine &diags, const std::
                                     prefix, prefix, files.size() - 1, prefix, files.size()));
       return std::nullopt;
     }
-    std::string p = f;
-    if (!dir.empty() && llvm::sys::path::filename(p) == p)
-      p = dir + "/" + p;
     files.push_back(dir.empty() ? llvm::sys::path::filename(f).str() : f);
   }
   if (files.empty()) {
