@@ -1,7 +1,11 @@
 // -emit=astra-analytical: the dimensions found in each fabric, the units written, what
-// is refused and what -astra-approx folds (docs/astra-sim.md). The golden network.yml
-// files of the DGX-H100, ring and Clos cases were run with ASTRA-sim's analytical
-// backends (docs/astra-sim.md, "Validation").
+// is refused and what -astra-approx folds (docs/astra-sim.md). Every golden network.yml
+// here ran in ASTRA-sim 518bd51's congestion-unaware backend: one 1 MiB message took
+// exactly the path's cost on the ring (21,471 ns = 500 + 1 MiB / 50 GB/s), the DGX H100
+// (2,330 = 1 MiB / 450 GB/s), the DGX-1 (52,428 = 1 MiB / 20 GB/s) and the rail fabric
+// (22,201 = 2 x 615 + 1 MiB / 50 GB/s, NPU 0 to 8); the Clos of DGX hosts ran a 512-rank
+// all-reduce of 1 MiB (96,618 cycles); the folded oversubscribed network is an
+// approximation by design.
 #include "tests/support/TestUtil.h"
 
 #include <gtest/gtest.h>
