@@ -11,29 +11,19 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 
 namespace infracc::astra {
 
 /// Bytes per second -> ASTRA-sim analytical "GB/s" (2^30 bytes per second).
 double analyticalBandwidth(double bytesPerSecond);
-/// The reverse: what the analytical backend takes a "GB/s" value to mean, in bytes/s.
-double bytesPerSecondOfAnalytical(double gbps);
 
 /// Bits per second -> an ns-3 DataRate string in the largest of Gbps, Mbps, Kbps, bps
 /// that gives a whole number (`400Gbps`, `12500Mbps`, `1234567bps`); rates that are not
-/// a whole number of bits per second are rounded to one (reported by the caller).
+/// a whole number of bits per second are rounded to one (less than 1 bit/s apart).
 std::string ns3DataRate(double bitsPerSecond);
 /// Picoseconds -> an ns-3 Time string in the largest of ms, us, ns, ps that gives a
 /// whole number (`1ms`, `500ns`, `2500ps`; zero is `0ns`).
 std::string ns3Time(int64_t picoseconds);
-
-/// Reads an ns-3 DataRate string back into bits per second (the suffixes ns-3
-/// accepts: bps, Kbps, Mbps, Gbps, b/s, Kb/s, ... and KiBps-style binary ones are not
-/// used here); none when the text is not one.
-std::optional<double> parseNs3DataRate(const std::string &text);
-/// Reads an ns-3 Time string (s, ms, us, ns, ps) back into picoseconds.
-std::optional<int64_t> parseNs3Time(const std::string &text);
 
 } // namespace infracc::astra

@@ -2,10 +2,12 @@
 // analytical backend's "GB/s" is 2^30 bytes/s (astra-network-analytical's
 // bw_GBps_to_Bpns), ns-3 strings are exact, sub-millisecond delays never truncate.
 #include "backends/astra/AstraUnits.h"
+#include "tests/astra/AstraReaders.h"
 
 #include <gtest/gtest.h>
 
 using namespace infracc::astra;
+using namespace infracc::test;
 
 TEST(AstraUnits, AnalyticalBandwidthIsGibibytesPerSecond) {
   // 400 Gb/s = 50e9 bytes/s = 46.566... x 2^30 bytes/s.

@@ -2,7 +2,7 @@
 // and a leaf-spine of DGX hosts (both run with ASTRA-sim 518bd51's ns-3 backend,
 // docs/astra-sim.md), and the topology file checked against the rules of the backend's
 // reader (scratch/common.h SetupNetwork / ReadConf) on every fabric shape.
-#include "backends/astra/AstraUnits.h"
+#include "tests/astra/AstraReaders.h"
 #include "tests/support/TestUtil.h"
 
 #include <gtest/gtest.h>
@@ -14,7 +14,6 @@
 #include <sstream>
 
 using namespace infracc::test;
-using namespace infracc::astra;
 
 namespace {
 

@@ -149,27 +149,30 @@ OTF2_CallbackCode leave(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void *u
   seen(*CB(Trace), time);
   return OTF2_CALLBACK_SUCCESS;
 }
+// A send or recv of the current rank to or from member `member` of `comm`, waiting for
+// what finished before it; `completes`: later ops wait for it. ~0u after an error.
+uint32_t message(Trace &t, OTF2_TimeStamp time, OpKind kind, OTF2_CommRef comm, uint32_t member,
+                 uint32_t tag, uint64_t len, bool completes) {
+  seen(t, time);
+  uint32_t peer = memberRank(t, comm, member);
+  return peer == ~0u ? ~0u : add(t.ranks[t.current], Op(kind, peer, tag, len), completes);
+}
+
 OTF2_CallbackCode send(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void *userData,
                        OTF2_AttributeList *, uint32_t receiver, OTF2_CommRef comm, uint32_t tag,
                        uint64_t len) {
-  Trace &t = *CB(Trace);
-  seen(t, time);
-  uint32_t to = memberRank(t, comm, receiver);
-  if (to == ~0u)
-    return OTF2_CALLBACK_INTERRUPT;
-  add(t.ranks[t.current], Op(OpKind::Send, to, tag, len), true);
-  return OTF2_CALLBACK_SUCCESS;
+  return message(*CB(Trace), time, OpKind::Send, comm, receiver, tag, len, true) == ~0u
+             ? OTF2_CALLBACK_INTERRUPT
+             : OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode isend(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void *userData,
                         OTF2_AttributeList *, uint32_t receiver, OTF2_CommRef comm, uint32_t tag,
                         uint64_t len, uint64_t request) {
   Trace &t = *CB(Trace);
-  seen(t, time);
-  uint32_t to = memberRank(t, comm, receiver);
-  if (to == ~0u)
+  uint32_t op = message(t, time, OpKind::Send, comm, receiver, tag, len, false);
+  if (op == ~0u)
     return OTF2_CALLBACK_INTERRUPT;
-  RankState &r = t.ranks[t.current];
-  r.isends[request] = add(r, Op(OpKind::Send, to, tag, len), false);
+  t.ranks[t.current].isends[request] = op;
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode isendDone(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void *userData,
@@ -190,13 +193,9 @@ OTF2_CallbackCode isendDone(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, voi
 OTF2_CallbackCode recv(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void *userData,
                        OTF2_AttributeList *, uint32_t sender, OTF2_CommRef comm, uint32_t tag,
                        uint64_t len) {
-  Trace &t = *CB(Trace);
-  seen(t, time);
-  uint32_t from = memberRank(t, comm, sender);
-  if (from == ~0u)
-    return OTF2_CALLBACK_INTERRUPT;
-  add(t.ranks[t.current], Op(OpKind::Recv, from, tag, len), true);
-  return OTF2_CALLBACK_SUCCESS;
+  return message(*CB(Trace), time, OpKind::Recv, comm, sender, tag, len, true) == ~0u
+             ? OTF2_CALLBACK_INTERRUPT
+             : OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode irecvPosted(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void *userData,
                               OTF2_AttributeList *, uint64_t request) {
