@@ -30,7 +30,6 @@ struct Cost {
   int64_t ps = 0;
   double bps = 0;          // bottleneck, bits per second
   uint32_t links = 0, switches = 0;
-  bool latencyKnown = false;
   bool operator==(const Cost &o) const {
     return ps == o.ps && bps == o.bps && links == o.links && switches == o.switches;
   }
@@ -95,7 +94,7 @@ std::optional<Cost> Finder::cost(uint32_t a, uint32_t b) {
     failed_ = true;
     return std::nullopt;
   }
-  return Cost{p.latencyPs, *p.bottleneckBps, p.links, p.switches, p.latencyKnown};
+  return Cost{p.latencyPs, *p.bottleneckBps, p.links, p.switches};
 }
 
 bool Finder::hostsAlike() {
@@ -453,7 +452,7 @@ bool Finder::checkEveryHost(std::vector<Dimension> &dims, size_t first) {
     Dimension &d = dims[m];
     const Cost expect{int64_t(std::llround(d.latencyNs *
                                            (d.shape == DimShape::Switch ? 2000 : 1000))),
-                      d.bytesPerSecond * 8, 0, 0, true};
+                      d.bytesPerSecond * 8, 0, 0};
     // Sources sampled evenly when there are many hosts.
     const uint32_t step = std::max<uint32_t>(1, H / 4096);
     std::string firstMismatch;

@@ -80,8 +80,7 @@ llvm::Error emitCodes(TargetContext &ctx) {
     return conf.takeError();
   *conf << codesConf(*net, m.fabricSource);
   for (const std::string &note : net->notes)
-    if (net->model == "dragonfly_custom")
-      m.diags.note(m.fabricSource, note);
+    m.diags.note(m.fabricSource, note);
   if (net->model == "dragonfly_custom") {
     auto intra = ctx.output.file("intra.bin");
     if (!intra)
