@@ -190,6 +190,7 @@ llvm::Error runTimeline(TargetContext &ctx) {
   so.engine = settings->model->engine;
   so.params = settings->params;
   so.costs = costs.get();
+  so.network = costs ? costs->network() : nullptr;
   so.trace = &trace;
   so.criticalPath = true;
   sim::SimResult r = sim::simulate(sched, so);

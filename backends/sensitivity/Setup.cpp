@@ -109,6 +109,10 @@ llvm::Expected<Setup> setupFromOptions(const Module &m) {
     return usageError("-sim-model=" + (*model)->name +
                       ": the sensitivity analysis follows LogGOPSim's engine (models lgs and "
                       "topo)");
+  if ((*model)->name == "flow")
+    return usageError("-sim-model=flow: the sensitivity analysis needs runtimes that are "
+                      "piecewise linear in the parameter, which bandwidth sharing is not; use "
+                      "-sim-model=topo (or lgs)");
   s.model = (*model)->name;
   const bool topo = (*model)->costs != nullptr;
   s.param = OptParam;

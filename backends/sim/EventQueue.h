@@ -167,6 +167,15 @@ public:
     return i < buckets_[0].size() ? &buckets_[0][i] : nullptr;
   }
 
+  /// The event pop() returns next (the queue must not be empty).
+  const Event &top() {
+    if (!past_.empty())
+      return past_.top();
+    if (head0_ >= buckets_[0].size())
+      refill();
+    return buckets_[0][head0_];
+  }
+
   Event pop() {
     --size_;
     if (!past_.empty())

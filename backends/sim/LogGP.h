@@ -6,9 +6,20 @@
 // G and O are nanoseconds per byte and may be fractional.
 #pragma once
 
+#include <llvm/ADT/STLFunctionalExtras.h>
+#include <llvm/ADT/StringRef.h>
+#include <nlohmann/json_fwd.hpp>
+
 #include <cmath>
 #include <cstdint>
 #include <string>
+
+namespace llvm {
+class raw_ostream;
+}
+namespace infracc {
+class Schedule;
+}
 
 namespace infracc::sim {
 
@@ -61,6 +72,31 @@ struct PairCost {
   PerByte G;
 };
 
+/// A model that decides itself when a message arrives (-sim-model=flow): the engine
+/// hands it every message when its first byte may leave (after the sender's o) instead
+/// of adding L, and interleaves its deliveries with its own events.
+class MessageNetwork {
+public:
+  virtual ~MessageNetwork() = default;
+  /// The message of send op `sendOp` (global index) leaves at `time`; `token` comes
+  /// back with its delivery.
+  virtual void inject(uint32_t token, uint32_t sendOp, uint64_t time, uint64_t bytes) = 0;
+  /// When the network next has something to do (infinity when idle).
+  virtual double nextTime() = 0;
+  /// Does it, calling deliver(token, arrival) for each message whose last byte arrived
+  /// (arrival >= every time processed so far).
+  virtual void advance(llvm::function_ref<void(uint32_t token, uint64_t arrival)> deliver) = 0;
+
+  /// Keep what report() tells per message (asked before the run).
+  virtual void keepRecords() {}
+  /// The line the text report starts with, naming the model and the fabric.
+  virtual std::string summary(llvm::StringRef fabric) const = 0;
+  /// Adds the network's own results (per message, per link) to a JSON report.
+  virtual void report(nlohmann::json &out, const Schedule &s, uint64_t makespan) const = 0;
+  /// What -stats prints about the run.
+  virtual void printStats(llvm::raw_ostream &os, uint64_t makespan) const = 0;
+};
+
 /// Per-(source, destination) L and G. Without one, the simulator uses the uniform
 /// L and G of LogGPParams for every message. Called once when a message is sent and
 /// once when it is received, so implementations should be cheap (precompute).
@@ -74,6 +110,9 @@ public:
   virtual PairCost costOfSend(uint32_t srcRank, uint32_t dstRank, uint32_t /*sendOp*/) const {
     return cost(srcRank, dstRank);
   }
+  /// The model's network, when it decides arrivals itself; its L and G above are then
+  /// what the critical path reports as latency and what the NICs pay per byte.
+  virtual MessageNetwork *network() { return nullptr; }
 };
 
 } // namespace infracc::sim

@@ -13,6 +13,7 @@
 #include "support/Options.h"
 #include "support/Progress.h"
 
+#include <llvm/ADT/Statistic.h>
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/CommandLine.h>
 #include <nlohmann/json.hpp>
@@ -90,8 +91,10 @@ cl::opt<uint64_t> OptS("S", cl::init(65535), cl::value_desc("bytes"),
 cl::opt<std::string> OptModel("sim-model", cl::value_desc("name"),
                               cl::desc("Simulation model: lgs (LogGOPSim v1, the default without "
                                        "a fabric), topo (L and G per message from the fabric, "
-                                       "the default with one), atlahs (ATLAHS's variant), or "
-                                       "another one registered (an unknown name lists them)"),
+                                       "the default with one), flow (messages as flows sharing "
+                                       "the fabric's links max-min fairly), atlahs (ATLAHS's "
+                                       "variant), or another one registered (an unknown name "
+                                       "lists them)"),
                               cl::cat(opts::simCategory()));
 cl::opt<std::string> OptReport("sim-report", cl::value_desc("text|json"),
                                cl::desc("Report format: text (LogGOPSim's output, default) or "
@@ -204,7 +207,10 @@ llvm::Error runSim(TargetContext &ctx) {
   so.engine = model->engine;
   so.params = *params;
   so.costs = costs.get();
+  so.network = costs ? costs->network() : nullptr;
   so.criticalPath = json;
+  if (so.network && json)
+    so.network->keepRecords();
   Progress progress("simulating", sched.numOps(), "ops");
   if (progress.enabled())
     so.progress = &progress;
@@ -218,14 +224,21 @@ llvm::Error runSim(TargetContext &ctx) {
   auto os = ctx.output.stream();
   if (!os)
     return os.takeError();
+  if (so.network && llvm::AreStatisticsEnabled())
+    so.network->printStats(llvm::errs(), r.makespan);
   if (json) {
-    *os << jsonReport(r, sched, *params, model->name).dump(2) << "\n";
+    nlohmann::json report = jsonReport(r, sched, *params, model->name);
+    if (so.network)
+      so.network->report(report, sched, r.makespan);
+    *os << report.dump(2) << "\n";
   } else if (OptBatch && !opts::lgsCompat()) {
     printMaximum(*os, r);
   } else {
     // With a fabric, say which model ran and what it did with the fabric (without one
     // the output stays LogGOPSim's, byte for byte).
-    if (m.hasFabric()) {
+    if (so.network)
+      *os << so.network->summary(m.fabricSource);
+    else if (m.hasFabric()) {
       if (model->costs)
         *os << "Model: " << model->name << ", per-message L and G from the fabric '"
             << m.fabricSource << "'; the L and G below apply only where it has none\n";

@@ -335,6 +335,7 @@ private:
   // --- shared by both engines ---------------------------------------------------------
   /// The main loop: roots first, then events in time order until none is left.
   template <bool Rec, bool Atlahs> void runEngine();
+  template <bool Rec> void runWithNetwork(EventQueue &heap, uint64_t &now);
   /// Rank h's ops without dependencies into roots_, in index order (LogGOPSim sorts
   /// them by kind, ATLAHS does not), marked queued.
   template <bool Rec, bool SortByKind> void rootsOf(uint32_t h);
@@ -565,6 +566,14 @@ template <bool Rec, bool Atlahs> void EventEngine::runEngine() {
     }
   }
   uint64_t now = 0;   // the last event's simulated time, for the final report
+  if constexpr (!Atlahs) {
+    if (opt_.network) {
+      runWithNetwork<Rec>(heap, now);
+      if (opt_.progress)
+        reportProgress(now, /*last=*/true);
+      return;
+    }
+  }
   while (!heap.empty() && !res_.aborted) {
     Event e = heap.pop();
     now = e.time;
@@ -578,6 +587,33 @@ template <bool Rec, bool Atlahs> void EventEngine::runEngine() {
   }
   if (opt_.progress)
     reportProgress(now, /*last=*/true);
+}
+
+// The event loop with a network model: before each event, the network's own steps that
+// come no later (its deliveries become message events, numbered as they arrive).
+template <bool Rec> void EventEngine::runWithNetwork(EventQueue &heap, uint64_t &now) {
+  MessageNetwork &net = *opt_.network;
+  auto deliver = [&](uint32_t ref, uint64_t arrival) {
+    heap.push({arrival, uint32_t(seq_++), ref | Event::MessageBit});
+    if constexpr (Rec)
+      if (opt_.trace)
+        traceMessage(ref).arrival = arrival;
+  };
+  for (;;) {
+    double tn = net.nextTime();
+    if (tn != std::numeric_limits<double>::infinity() &&
+        (heap.empty() || tn <= double(heap.top().time))) {
+      net.advance(deliver);
+      continue;
+    }
+    if (heap.empty() || res_.aborted)
+      break;
+    Event e = heap.pop();
+    now = e.time;
+    process<Rec, false>(heap, e);
+    if (seq_ >= nextReport_) [[unlikely]]
+      reportProgress(now);
+  }
 }
 
 void EventEngine::reportProgress(uint64_t now, bool last) {
@@ -694,8 +730,12 @@ template <bool Rec>
     PairCost pc = pairCost(h, d, ref);
     co = t + p_.o + p_.O.forMessage(bytes);
     cg = t + p_.g + pc.G.forMessage(bytes);
-    // The message event: first byte at t + o + L; G is charged at the receiver.
-    heap.push({t + p_.o + pc.L, uint32_t(seq_++), ref | Event::MessageBit});
+    // The message event: first byte at t + o + L; G is charged at the receiver. A
+    // network model delivers it itself (runWithNetwork).
+    if (opt_.network) [[unlikely]]
+      opt_.network->inject(ref, globalOf(h, ref), t + p_.o, bytes);
+    else
+      heap.push({t + p_.o + pc.L, uint32_t(seq_++), ref | Event::MessageBit});
     ++res_.messages;
     res_.bytes += bytes;
     bool eager = bytes <= p_.S;
@@ -1125,6 +1165,9 @@ void EventEngine::extractCriticalPath() {
           add(Category::Bandwidth, cG);
         } else if (via == Via::Arrival) {
           add(Category::Overhead, p_.o + (atlahs ? cO : 0));
+          if (opt_.network)   // the network's sharing: the rest of the way but L
+            add(Category::Bandwidth, st.end - st.start > p_.o + pc.L
+                                         ? st.end - st.start - p_.o - pc.L : 0);
           add(Category::Latency, pc.L);
           if (atlahs)
             add(Category::Bandwidth, cG);

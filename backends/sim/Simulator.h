@@ -33,6 +33,8 @@ struct SimOptions {
   LogGPParams params;
   /// Per-pair L and G; null means the uniform params.L and params.G.
   const LinkCostModel *costs = nullptr;
+  /// A network that decides when messages arrive (Engine::Lgs only); null: after L.
+  MessageNetwork *network = nullptr;
   /// Filled with busy intervals and messages when non-null.
   SimTrace *trace = nullptr;
   /// Record what is needed to extract the critical path (SimResult::criticalPath).

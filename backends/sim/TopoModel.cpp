@@ -32,14 +32,17 @@
 
 namespace infracc::sim {
 
-llvm::Error checkTopoInputs(const Module &m) {
+llvm::Error checkTopoInputs(const Module &m, llvm::StringRef model) {
   if (!m.hasFabric())
-    return usageError("-sim-model=topo needs a fabric (an InfraGraph .yaml/.json file or "
-                      "-fabric=<blueprint>) besides the workload");
+    return usageError(fmt::format("-sim-model={} needs a fabric (an InfraGraph .yaml/.json "
+                                  "file or -fabric=<blueprint>) besides the workload",
+                                  model.str()));
   const Placement &pl = m.placement;
   if (pl.empty())
-    return usageError("-sim-model=topo needs the ranks placed on the fabric: add place to "
-                      "-passes (it runs by default when -passes is not given)");
+    return usageError(fmt::format("-sim-model={} needs the ranks placed on the fabric: add "
+                                  "place to -passes (it runs by default when -passes is not "
+                                  "given)",
+                                  model.str()));
   if (pl.numRanks() != m.schedule->numRanks())
     return inputError(fmt::format("the placement covers {} ranks but the schedule has {}",
                                   pl.numRanks(), m.schedule->numRanks()));

@@ -18,9 +18,9 @@ struct Module;
 
 namespace infracc::sim {
 
-/// What -sim-model=topo needs of the module: a fabric, and a placement of every rank
-/// on it; a usage or input error saying which is missing otherwise.
-llvm::Error checkTopoInputs(const Module &m);
+/// What -sim-model=topo (or `model`) needs of the module: a fabric, and a placement of
+/// every rank on it; a usage or input error saying which is missing otherwise.
+llvm::Error checkTopoInputs(const Module &m, llvm::StringRef model = "topo");
 
 /// The endpoints of the message of send op `sendOp` (global index) of rank `rank`,
 /// matched by recv op `recvOp` (NoPartner when unmatched): the nodes the two ranks are

@@ -1,0 +1,660 @@
+// -sim-model=flow: LogGOPSim's engine for dependencies, CPU overheads and NIC gaps; every
+// message a flow over the fabric, sharing links max-min fairly with the flows in flight
+// (backends/sim/FlowSharing.h). docs/sim.md, "flow", is the user's description.
+//
+// Routing, on the fully qualified graph by hop count:
+//  * A message between two hosts runs from the sender's attach point (its NIC: the
+//    -nic policy, passes/NicAssignment.h, as -emit=htsim uses) to the receiver's, over
+//    nodes outside hosts; when no such path exists (a torus of xpus) any node may be
+//    passed. A message inside a host runs between the two endpoints inside the host.
+//  * -lb=ecmp: one shortest path per flow. At every node the next hop is chosen among
+//    the neighbours one hop nearer the destination, in adjacency order, by
+//    xxh3_64bits(seed, source, destination, flow, node) mod their number (five
+//    little-endian uint64; flow = the send op's global index; nodes by id).
+//  * -lb=spray: each flow split evenly over all its shortest paths; a link carries the
+//    share of paths that pass it.
+// Capacities are per direction (links are full duplex). Links inside a switch device
+// without a bandwidth (ASIC to port) do not limit; any other link without one is an
+// error unless -default-bandwidth is given. A flow is delivered its path's latency
+// (links plus switches, passes/FabricCosts.h) after its last byte left; for a sprayed
+// flow, the slowest of its paths.
+#include "backends/sim/FlowSharing.h"
+#include "backends/sim/SimModel.h"
+#include "backends/sim/TopoModel.h"
+
+#include "ir/AttachPoints.h"
+#include "ir/MessageMatching.h"
+#include "ir/Module.h"
+#include "ir/Paths.h"
+#include "ir/Schedule.h"
+#include "passes/FabricCosts.h"
+#include "passes/NicAssignment.h"
+#include "support/Diagnostics.h"
+#include "support/Options.h"
+#include "support/Units.h"
+
+#include <llvm/ADT/DenseMap.h>
+#include <llvm/ADT/Hashing.h>
+#include <llvm/Support/CommandLine.h>
+#include <llvm/Support/Endian.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Support/xxhash.h>
+#include <nlohmann/json.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+namespace infracc::sim {
+namespace cl = llvm::cl;
+
+namespace {
+
+cl::opt<std::string> OptLb("lb", cl::init("ecmp"), cl::value_desc("ecmp|spray"),
+                           cl::desc("-sim-model=flow: load balancing over equal-cost paths: "
+                                    "ecmp (one path per flow, by a hash of source, "
+                                    "destination, flow and -seed; default) or spray (every "
+                                    "flow split evenly over all of them)"),
+                           cl::cat(opts::simCategory()));
+cl::opt<std::string> OptDefaultBandwidth(
+    "default-bandwidth", cl::value_desc("bandwidth"),
+    cl::desc("-sim-model=flow: the bandwidth of links that have none, e.g. 100G (default: "
+             "such a link on a message's path is an error)"),
+    cl::cat(opts::simCategory()));
+
+cl::opt<unsigned> OptPaths("paths", cl::init(0), cl::value_desc("n"),
+                           cl::desc("-sim-model=flow -lb=spray: spray each flow over n path "
+                                    "entropies, each mapped to one of the equal-cost paths by "
+                                    "the ECMP hash, as htsim's -strat ecmp_host -paths n does "
+                                    "(default 0: evenly over all equal-cost paths)"),
+                           cl::cat(opts::simCategory()));
+cl::opt<std::string> OptResolution(
+    "flow-resolution", cl::value_desc("duration"),
+    cl::desc("-sim-model=flow: recompute the rates at most once per this time, e.g. 1us "
+             "(default 0: at every flow start and end, exact). Flows that start in between "
+             "wait for the next recomputation; for runs with many flows in flight"),
+    cl::cat(opts::simCategory()));
+cl::opt<uint64_t> OptMtu("flow-mtu", cl::init(0), cl::value_desc("bytes"),
+                         cl::desc("-sim-model=flow: packets of this many bytes, headers "
+                                  "included: each packet's header is sent too, and a "
+                                  "message's first packet is stored and forwarded at every "
+                                  "link (default 0: a pure fluid, no packets)"),
+                         cl::cat(opts::simCategory()));
+cl::opt<uint64_t> OptHeader("flow-header", cl::init(64), cl::value_desc("bytes"),
+                            cl::desc("-sim-model=flow: header bytes of each packet with "
+                                     "-flow-mtu (default 64, as htsim's EQDS)"),
+                            cl::cat(opts::simCategory()));
+
+constexpr uint32_t Far = ~0u;
+
+/// Directed link of edge e: 2e from its u to its v, 2e + 1 back.
+uint32_t directed(const FabricGraph &g, EdgeId e, NodeId from) {
+  return 2 * e + (g.edge(e).u == from ? 0 : 1);
+}
+
+class FlowNetwork : public LinkCostModel, public MessageNetwork {
+public:
+  FlowNetwork(const FabricGraph &g, std::vector<double> capacity, bool spray)
+      : g_(g), sharing_(std::move(capacity)), spray_(spray) {}
+
+  PairCost cost(uint32_t, uint32_t) const override { return {0, PerByte(0)}; }
+  PairCost costOfSend(uint32_t, uint32_t, uint32_t sendOp) const override {
+    return {latency_[routeOfOp_[sendOp]], PerByte(0)};
+  }
+  MessageNetwork *network() override { return this; }
+
+  void inject(uint32_t token, uint32_t sendOp, uint64_t time, uint64_t bytes) override {
+    uint32_t route = routeOfOp_[sendOp];
+    sharing_.start(token, sendOp, route, time, wireBytes(bytes), latency_[route]);
+  }
+  /// The bytes a message puts on the wire: with packets, each one's header too.
+  uint64_t wireBytes(uint64_t bytes) const {
+    if (mtu_ == 0 || bytes == 0)
+      return bytes;
+    const uint64_t payload = mtu_ - header_;
+    return bytes + (bytes / payload + (bytes % payload != 0)) * header_;
+  }
+  uint64_t mtu_ = 0, header_ = 0;
+  double nextTime() override { return sharing_.nextTime(); }
+  void advance(llvm::function_ref<void(uint32_t, uint64_t)> deliver) override {
+    sharing_.advance(deliver);
+  }
+  void keepRecords() override { sharing_.keepRecords(); }
+  std::string summary(llvm::StringRef fabric) const override {
+    return fmt::format("Model: flow, every message a flow on the fabric '{}' sharing links "
+                       "max-min fairly ({}); L and G below are not used\n",
+                       fabric.str(), spray_ ? "-lb=spray" : "-lb=ecmp");
+  }
+  void report(nlohmann::json &out, const Schedule &s, uint64_t makespan) const override;
+  void printStats(llvm::raw_ostream &os, uint64_t makespan) const override;
+
+  std::string linkName(uint32_t d) const {
+    const FabricGraph::EdgeRec &e = g_.edge(d / 2);
+    NodeId from = d % 2 ? e.v : e.u, to = d % 2 ? e.u : e.v;
+    return g_.name(from) + " -> " + g_.name(to);
+  }
+  double capacity(uint32_t d) const { return capacity_[d]; }
+
+  const FabricGraph &g_;
+  FlowSharing sharing_;
+  bool spray_;
+  std::vector<uint32_t> routeOfOp_;   // per global op (sends)
+  std::vector<uint64_t> latency_;     // per route, ns
+  std::vector<double> capacity_;      // per directed link, bytes/ns (for reports)
+};
+
+void FlowNetwork::report(nlohmann::json &out, const Schedule &s, uint64_t makespan) const {
+  nlohmann::json flows = nlohmann::json::array();
+  std::vector<FlowSharing::FlowRecord> recs = sharing_.records();
+  std::sort(recs.begin(), recs.end(), [](auto &a, auto &b) { return a.id < b.id; });
+  for (const FlowSharing::FlowRecord &r : recs) {
+    nlohmann::json path = nlohmann::json::array();
+    for (const RouteHop &h : sharing_.route(r.route)) {
+      if (h.weight == 1.0)
+        path.push_back(linkName(h.link));
+      else
+        path.push_back({{"link", linkName(h.link)}, {"share", h.weight}});
+    }
+    uint32_t rank = s.rankOf(r.id);
+    flows.push_back({{"send_op", r.id - s.rankBegin(rank)},
+                     {"rank", rank},
+                     {"to_rank", s.peer(r.id)},
+                     {"bytes", s.size(r.id)},
+                     {"wire_bytes", r.bytes},
+                     {"start_ns", r.start},
+                     {"drained_ns", r.drained},
+                     {"arrival_ns", uint64_t(std::llround(r.drained)) + r.latency},
+                     {"latency_ns", r.latency},
+                     {"path", std::move(path)}});
+  }
+  nlohmann::json links = nlohmann::json::array();
+  const auto &st = sharing_.linkStats();
+  for (uint32_t d = 0; d < st.size(); ++d) {
+    if (st[d].peakFlows == 0)
+      continue;
+    links.push_back({{"link", linkName(d)},
+                     {"capacity_bytes_per_ns", capacity_[d]},
+                     {"bytes", st[d].bytes},
+                     {"busy_ns", st[d].busy},
+                     {"busy_fraction", makespan ? st[d].busy / double(makespan) : 0.0},
+                     {"utilisation",
+                      makespan ? st[d].bytes / (capacity_[d] * double(makespan)) : 0.0},
+                     {"peak_flows", st[d].peakFlows}});
+  }
+  out["flow_model"] = {{"lb", spray_ ? "spray" : "ecmp"},
+                       {"mtu_bytes", mtu_},
+                       {"header_bytes", mtu_ ? header_ : 0},
+                       {"flows", sharing_.flowsStarted()},
+                       {"peak_flows_in_flight", sharing_.peakFlowsInFlight()},
+                       {"rate_recomputations", sharing_.recomputations()}};
+  out["flows"] = std::move(flows);
+  out["links"] = std::move(links);
+}
+
+void FlowNetwork::printStats(llvm::raw_ostream &os, uint64_t makespan) const {
+  const auto &st = sharing_.linkStats();
+  std::vector<uint32_t> used;
+  for (uint32_t d = 0; d < st.size(); ++d)
+    if (st[d].peakFlows)
+      used.push_back(d);
+  auto util = [&](uint32_t d) { return st[d].bytes / capacity_[d]; };
+  std::stable_sort(used.begin(), used.end(), [&](uint32_t a, uint32_t b) { return util(a) > util(b); });
+  os << fmt::format("flow model: {} flows, at most {} in flight, {} rate recomputations "
+                    "setting {} rates; hottest links (time at full rate over the makespan of "
+                    "{} ns):\n",
+                    sharing_.flowsStarted(), sharing_.peakFlowsInFlight(),
+                    sharing_.recomputations(), sharing_.flowRateUpdates(), makespan);
+  for (size_t i = 0; i < used.size() && i < 5; ++i) {
+    uint32_t d = used[i];
+    os << fmt::format("  {}: {:.1f}% utilised, busy {:.1f}%, {:.0f} bytes, at most {} flows\n",
+                      linkName(d), makespan ? 100.0 * util(d) / double(makespan) : 0.0,
+                      makespan ? 100.0 * st[d].busy / double(makespan) : 0.0, st[d].bytes,
+                      st[d].peakFlows);
+  }
+}
+
+/// Shortest-path routes by hop count towards one destination at a time.
+class Router {
+public:
+  Router(const FabricGraph &g, std::vector<int64_t> switchPs, uint64_t seed)
+      : g_(g), paths_(g, switchPs), switchPs_(std::move(switchPs)), seed_(seed),
+        dist_(g.numNodes(), Far), copy_(g.numNodes()), inHost_(g.numNodes(), 0),
+        count_(g.numNodes(), 0), countTo_(g.numNodes(), 0), lat_(g.numNodes(), 0) {
+    for (NodeId n = 0; n < g.numNodes(); ++n)
+      copy_[n] = g.deviceCopyOf(n);
+    for (const auto &inst : g.instances())
+      if (inst.role == InstanceRole::Host)
+        for (uint64_t i = 0; i < inst.count * inst.nodesPerCopy; ++i)
+          inHost_[inst.firstNode + i] = 1;
+  }
+
+  enum class Scope { Network, Anywhere, InsideCopy };
+
+  /// Distances to `dst` over the nodes `scope` allows (`src` is the other end).
+  void distancesTo(NodeId dst, NodeId src, Scope scope) {
+    for (NodeId n : reached_)
+      dist_[n] = Far;
+    reached_.clear();
+    auto allowed = [&](NodeId n) {
+      switch (scope) {
+      case Scope::Network: return !inHost_[n] || n == src || n == dst;
+      case Scope::Anywhere: return true;
+      case Scope::InsideCopy: return copy_[n] == copy_[dst];
+      }
+      return false;
+    };
+    dist_[dst] = 0;
+    reached_.push_back(dst);
+    for (size_t i = 0; i < reached_.size(); ++i) {
+      NodeId u = reached_[i];
+      // The ends of a network route are attach points: do not search through them.
+      if (scope == Scope::Network && u != dst && inHost_[u])
+        continue;
+      for (const FabricGraph::Adjacent &a : g_.neighbours(u))
+        if (dist_[a.node] == Far && allowed(a.node)) {
+          dist_[a.node] = dist_[u] + 1;
+          reached_.push_back(a.node);
+        }
+    }
+  }
+  bool reaches(NodeId src) const { return dist_[src] != Far; }
+
+  int64_t hopPs(NodeId from, const FabricGraph::Adjacent &a) const {
+    int64_t ps = 0;
+    if (auto l = g_.link(g_.edge(a.edge).link).latency)
+      ps += static_cast<int64_t>(std::llround(l->inPicoseconds()));
+    if (paths_.chargesSwitch(from, a.node))
+      ps += switchPs_[a.node];
+    return ps;
+  }
+  bool onward(NodeId u, const FabricGraph::Adjacent &a) const {
+    return dist_[u] != Far && dist_[a.node] + 1 == dist_[u];
+  }
+
+  /// ECMP: the hops of flow `flow`'s path from src to the destination of the last
+  /// distancesTo(), and its latency in ps.
+  int64_t ecmpPath(NodeId src, NodeId dst, uint64_t flow,
+                   std::vector<std::pair<EdgeId, NodeId>> &hops, int64_t entropy = -1) {
+    hops.clear();
+    int64_t ps = 0;
+    NodeId u = src;
+    llvm::SmallVector<const FabricGraph::Adjacent *, 16> next;
+    while (u != dst) {
+      next.clear();
+      for (const FabricGraph::Adjacent &a : g_.neighbours(u))
+        if (onward(u, a))
+          next.push_back(&a);
+      const FabricGraph::Adjacent *pick = next.front();
+      if (next.size() > 1) {
+        uint8_t key[48];
+        uint64_t words[6] = {seed_, src, dst, flow, u, uint64_t(entropy)};
+        const int n = entropy < 0 ? 5 : 6;
+        for (int i = 0; i < n; ++i)
+          llvm::support::endian::write64le(key + 8 * i, words[i]);
+        pick = next[llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(key, 8 * n)) % next.size()];
+      }
+      hops.push_back({pick->edge, u});
+      ps += hopPs(u, *pick);
+      u = pick->node;
+    }
+    return ps;
+  }
+
+  /// Spray: every edge of the shortest paths from src with the share of the paths that
+  /// pass it; the latency of the slowest path in ps.
+  int64_t sprayShares(NodeId src, std::vector<std::tuple<EdgeId, NodeId, double>> &shares) {
+    shares.clear();
+    // Levels of the path DAG from src (each hop one nearer the destination).
+    order_.clear();
+    order_.push_back(src);
+    count_[src] = 1;
+    lat_[src] = 0;
+    std::vector<NodeId> level{src}, nextLevel;
+    std::vector<uint8_t> &seen = seen_;
+    seen.resize(g_.numNodes(), 0);
+    seen[src] = 1;
+    while (!level.empty()) {
+      nextLevel.clear();
+      for (NodeId u : level)
+        for (const FabricGraph::Adjacent &a : g_.neighbours(u))
+          if (onward(u, a)) {
+            if (!seen[a.node]) {
+              seen[a.node] = 1;
+              count_[a.node] = 0;
+              lat_[a.node] = 0;
+              nextLevel.push_back(a.node);
+              order_.push_back(a.node);
+            }
+            count_[a.node] += count_[u];
+            lat_[a.node] = std::max(lat_[a.node], lat_[u] + hopPs(u, a));
+          }
+      std::swap(level, nextLevel);
+    }
+    // Paths from each node on to the destination, backwards.
+    for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
+      NodeId u = *it;
+      double c = dist_[u] == 0 ? 1 : 0;
+      for (const FabricGraph::Adjacent &a : g_.neighbours(u))
+        if (onward(u, a))
+          c += countTo_[a.node];
+      countTo_[u] = c;
+    }
+    const double total = countTo_[src];
+    int64_t slowest = 0;
+    for (NodeId u : order_) {
+      if (dist_[u] == 0)
+        slowest = lat_[u];
+      for (const FabricGraph::Adjacent &a : g_.neighbours(u))
+        if (onward(u, a))
+          shares.push_back({a.edge, u, count_[u] * countTo_[a.node] / total});
+    }
+    for (NodeId u : order_)
+      seen[u] = 0;
+    return slowest;
+  }
+
+private:
+  const FabricGraph &g_;
+  PathFinder paths_;
+  std::vector<int64_t> switchPs_;
+  uint64_t seed_;
+  std::vector<uint32_t> dist_, copy_;
+  std::vector<uint8_t> inHost_, seen_;
+  std::vector<double> count_, countTo_;
+  std::vector<int64_t> lat_;
+  std::vector<NodeId> reached_, order_;
+};
+
+/// Where each message's flow runs: (source node, destination node, scope) per send op.
+struct FlowEnds {
+  NodeId src, dst;
+  Router::Scope scope;
+  NodeId from = InvalidNode, to = InvalidNode;   // Network: the endpoints behind src, dst
+};
+
+/// A stretch inside a host, from an endpoint to its NIC or back: its directed links
+/// with their shares and its latency.
+struct Leg {
+  std::vector<RouteHop> hops;
+  int64_t ps = 0;
+};
+
+llvm::Expected<std::unique_ptr<LinkCostModel>> makeFlowNetwork(const Module &m,
+                                                               const LogGPParams &) {
+  if (llvm::Error e = checkTopoInputs(m, "flow"))
+    return e;
+  if (OptLb != "ecmp" && OptLb != "spray")
+    return usageError("-lb=" + OptLb + ": the load balancing is ecmp or spray");
+  std::optional<double> defaultBytesPerNs;
+  if (OptDefaultBandwidth.getNumOccurrences()) {
+    auto bw = parseBandwidth(OptDefaultBandwidth);
+    if (!bw || !(bw->bitsPerSecond > 0))
+      return usageError(fmt::format("-default-bandwidth={}: {}", OptDefaultBandwidth.getValue(),
+                                    bw ? "must be positive" : std::string("write ") + BandwidthSpellings));
+    defaultBytesPerNs = bw->bitsPerSecond / 8e9;
+  }
+  if (llvm::Error e = checkSwitchLatencyOption())
+    return e;
+  const FabricGraph &g = *m.fabric;
+  const Schedule &s = *m.schedule;
+  const Placement &pl = m.placement;
+  auto lat = switchLatencies(g, m.diags, m.fabricSource);
+  if (!lat)
+    return reportedError();
+
+  // Each message's ends.
+  AttachPoints ap(g);
+  std::vector<NodeId> nicOfRank;
+  if (!pl.hasMembers()) {
+    auto nics = assignNics(ap, pl.endpointOfRank, m.nicRequest ? &*m.nicRequest : nullptr,
+                           m.diags, m.workloadSource);
+    if (!nics)
+      return reportedError();
+    nicOfRank = std::move(*nics);
+  }
+  std::vector<uint32_t> partner = pl.hasMembers() ? matchMessages(s) : std::vector<uint32_t>{};
+  auto nicOf = [&](uint32_t rank, NodeId endpoint, uint32_t cpu) {
+    if (!pl.hasMembers())
+      return nicOfRank[rank];
+    const Placement::Member *mem = pl.memberOfCpu(rank, cpu);
+    if (mem && mem->nic != InvalidNode)
+      return mem->nic;
+    return ap.nearest(endpoint);
+  };
+  std::vector<uint32_t> sends;
+  std::vector<FlowEnds> ends;
+  for (uint32_t r = 0; r < s.numRanks(); ++r)
+    for (uint32_t op = s.rankBegin(r); op < s.rankBegin(r) + s.numOps(r); ++op) {
+      if (s.kind(op) != OpKind::Send)
+        continue;
+      uint32_t recvOp = partner.empty() ? NoPartner : partner[op];
+      auto [a, b] = messageEndpoints(pl, s, r, op, recvOp);
+      FlowEnds fe{a, b, Router::Scope::InsideCopy};
+      if (g.deviceCopyOf(a) != g.deviceCopyOf(b)) {
+        NodeId na = nicOf(r, a, s.cpu(op));
+        NodeId nb = nicOf(s.peer(op), b, recvOp != NoPartner ? s.cpu(recvOp) : 0);
+        fe = {na != InvalidNode ? na : a, nb != InvalidNode ? nb : b, Router::Scope::Network,
+              a, b};
+      }
+      sends.push_back(op);
+      ends.push_back(fe);
+    }
+
+  // Capacities per directed link.
+  std::vector<double> capacity(2 * size_t(g.numEdges()), FlowSharing::Never);
+  std::vector<uint8_t> bare(g.numEdges(), 0);   // no bandwidth and not inside a switch
+  {
+    std::vector<uint8_t> switchCopy(g.numDeviceCopies(), 0);
+    for (const auto &inst : g.instances())
+      if (inst.role == InstanceRole::Switch)
+        for (uint64_t c = 0; c < inst.count && inst.nodesPerCopy; ++c)
+          switchCopy[g.deviceCopyOf(NodeId(inst.firstNode + c * inst.nodesPerCopy))] = 1;
+    for (EdgeId e = 0; e < g.numEdges(); ++e) {
+      const FabricGraph::EdgeRec &er = g.edge(e);
+      const auto &bw = g.link(er.link).bandwidth;
+      double c = FlowSharing::Never;
+      if (bw && bw->bitsPerSecond > 0)
+        c = bw->bitsPerSecond / 8e9;
+      else if (!(g.deviceCopyOf(er.u) == g.deviceCopyOf(er.v) &&
+                 switchCopy[g.deviceCopyOf(er.u)])) {
+        bare[e] = 1;
+        if (defaultBytesPerNs)
+          c = *defaultBytesPerNs;
+      }
+      capacity[2 * e] = capacity[2 * e + 1] = c;
+    }
+  }
+
+  if (OptMtu.getNumOccurrences() && OptMtu <= OptHeader)
+    return usageError(fmt::format("-flow-mtu={} must be larger than the header (-flow-header={})",
+                                  uint64_t(OptMtu), uint64_t(OptHeader)));
+  double resolutionNs = 0;
+  if (OptResolution.getNumOccurrences()) {
+    auto d = parseDuration(OptResolution);
+    if (!d || !(d->ns >= 0) || !std::isfinite(d->ns))
+      return usageError(fmt::format("-flow-resolution={}: {}", OptResolution.getValue(),
+                                    d ? "must not be negative"
+                                      : std::string("write ") + DurationSpellings));
+    resolutionNs = d->ns;
+  }
+  auto net = std::make_unique<FlowNetwork>(g, capacity, OptLb == "spray");
+  net->sharing_.setResolution(resolutionNs);
+  net->capacity_ = capacity;
+  net->mtu_ = OptMtu;
+  net->header_ = OptHeader;
+  net->routeOfOp_.assign(s.numOps(), 0);
+  Router router(g, std::move(*lat), opts::seed());
+
+  // By destination and scope: one search each.
+  std::vector<uint32_t> order(sends.size());
+  for (uint32_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
+    const FlowEnds &a = ends[x], &b = ends[y];
+    return std::tie(a.dst, a.scope, a.src, x) < std::tie(b.dst, b.scope, b.src, y);
+  });
+  std::map<std::vector<RouteHop>, uint32_t, bool (*)(const std::vector<RouteHop> &,
+                                                     const std::vector<RouteHop> &)>
+      routeIds([](const std::vector<RouteHop> &a, const std::vector<RouteHop> &b) {
+        return std::lexicographical_compare(
+            a.begin(), a.end(), b.begin(), b.end(), [](const RouteHop &x, const RouteHop &y) {
+              return x.link != y.link ? x.link < y.link : x.weight < y.weight;
+            });
+      });
+  std::vector<RouteHop> hops;
+  std::vector<std::pair<EdgeId, NodeId>> path;
+  std::vector<std::tuple<EdgeId, NodeId, double>> shares;
+  auto internRoute = [&](int64_t ps) {
+    std::sort(hops.begin(), hops.end(), [](auto &a, auto &b) { return a.link < b.link; });
+    // With packets, the first one is stored and forwarded at each link (a sprayed flow:
+    // the mean over its paths).
+    if (OptMtu)
+      for (const RouteHop &h : hops)
+        ps += static_cast<int64_t>(std::llround(h.weight * double(OptMtu) / capacity[h.link] * 1e3));
+    uint64_t ns = static_cast<uint64_t>((ps + 500) / 1000);
+    // Routes of equal hops and latency are one route.
+    hops.push_back({~0u, double(ns) + 1});   // the latency as a sentinel hop in the key
+    auto [it, fresh] = routeIds.try_emplace(hops, 0);
+    hops.pop_back();
+    if (fresh) {
+      it->second = net->sharing_.addRoute(hops);
+      net->latency_.push_back(ns);
+    }
+    return it->second;
+  };
+  auto addHop = [&](EdgeId e, NodeId from, double w, uint32_t msg) -> llvm::Error {
+    uint32_t d = directed(g, e, from);
+    if (bare[e] && !defaultBytesPerNs) {
+      const FlowEnds &fe = ends[msg];
+      return inputError(fmt::format(
+          "-sim-model=flow: {} between '{}' and '{}' has no bandwidth, and the message of "
+          "rank {} to rank {} passes it (from '{}' to '{}'); give the link a bandwidth, or "
+          "-default-bandwidth=<bandwidth> for every link without one",
+          describeLink(g, g.edge(e).link), g.name(g.edge(e).u), g.name(g.edge(e).v),
+          s.rankOf(sends[msg]), s.peer(sends[msg]), g.name(fe.src), g.name(fe.dst)));
+    }
+    if (capacity[d] != FlowSharing::Never)
+      hops.push_back({d, w});
+    return llvm::Error::success();
+  };
+  const bool spray = OptLb == "spray";
+  // The stretches inside hosts, endpoint to NIC and NIC to endpoint: their latency
+  // counts, and their links share where they have a bandwidth (hosts often give their
+  // internal links a latency only; those do not limit).
+  std::map<std::pair<NodeId, NodeId>, Leg> legs;
+  for (const FlowEnds &fe : ends)
+    if (fe.scope == Router::Scope::Network) {
+      legs.try_emplace({fe.from, fe.src});
+      legs.try_emplace({fe.dst, fe.to});
+    }
+  for (auto &[key, leg] : legs) {
+    auto [a, b] = key;
+    if (a == b)
+      continue;
+    router.distancesTo(b, a, Router::Scope::InsideCopy);
+    if (!router.reaches(a))
+      continue;   // an endpoint with no way to its NIC inside the host: nothing to add
+    auto take = [&](EdgeId e, NodeId from, double w) {
+      uint32_t d = directed(g, e, from);
+      if (capacity[d] != FlowSharing::Never && !bare[e])
+        leg.hops.push_back({d, w});
+    };
+    if (spray) {
+      leg.ps = router.sprayShares(a, shares);
+      for (auto [e, from, w] : shares)
+        take(e, from, w);
+    } else {
+      leg.ps = router.ecmpPath(a, b, 0, path);
+      for (auto [e, from] : path)
+        take(e, from, 1.0);
+    }
+  }
+  auto addLegs = [&](const FlowEnds &fe) {
+    int64_t ps = 0;
+    if (fe.scope != Router::Scope::Network)
+      return ps;
+    for (const Leg *leg : {&legs[{fe.from, fe.src}], &legs[{fe.dst, fe.to}]}) {
+      llvm::append_range(hops, leg->hops);
+      ps += leg->ps;
+    }
+    return ps;
+  };
+  std::map<NodeId, Leg> sprayNet;   // per source node, for the current destination
+  for (size_t i = 0; i < order.size(); ++i) {
+    const uint32_t msg = order[i];
+    const FlowEnds &fe = ends[msg];
+    if (i == 0 || fe.dst != ends[order[i - 1]].dst || fe.scope != ends[order[i - 1]].scope) {
+      sprayNet.clear();
+      router.distancesTo(fe.dst, fe.src, fe.scope);
+    }
+    Router::Scope scope = fe.scope;
+    if (!router.reaches(fe.src)) {
+      // No way around other hosts (a torus or mesh of xpus), or inside the host: any way.
+      router.distancesTo(fe.dst, fe.src, Router::Scope::Anywhere);
+      sprayNet.clear();
+      scope = Router::Scope::Anywhere;
+    }
+    if (!router.reaches(fe.src))
+      return inputError(fmt::format("-sim-model=flow: no path in the fabric '{}' from '{}' to "
+                                    "'{}', which exchange messages",
+                                    m.fabricSource, g.name(fe.src), g.name(fe.dst)));
+    uint32_t route;
+    if (spray && OptPaths) {
+      // Entropy e of the flow takes the ECMP path of (flow, e); a link carries the share
+      // of the entropies that pass it.
+      std::map<std::pair<EdgeId, NodeId>, unsigned> uses;
+      int64_t ps = 0;
+      for (unsigned e = 0; e < OptPaths; ++e) {
+        ps = std::max(ps, router.ecmpPath(fe.src, fe.dst, sends[msg], path, e));
+        for (auto hop : path)
+          ++uses[hop];
+      }
+      hops.clear();
+      for (auto [hop, n] : uses)
+        if (llvm::Error err = addHop(hop.first, hop.second, double(n) / OptPaths, msg))
+          return err;
+      route = internRoute(ps + addLegs(fe));
+    } else if (spray) {
+      auto [it, fresh] = sprayNet.try_emplace(fe.src);
+      Leg &net = it->second;   // the part between the two attach points
+      if (fresh) {
+        hops.clear();
+        net.ps = router.sprayShares(fe.src, shares);
+        for (auto [e, from, w] : shares)
+          if (llvm::Error err = addHop(e, from, w, msg))
+            return err;
+        net.hops = hops;
+      }
+      hops = net.hops;
+      route = internRoute(net.ps + addLegs(fe));
+    } else {
+      hops.clear();
+      int64_t ps = router.ecmpPath(fe.src, fe.dst, sends[msg], path);
+      for (auto [e, from] : path)
+        if (llvm::Error err = addHop(e, from, 1.0, msg))
+          return err;
+      ps += addLegs(fe);
+      route = internRoute(ps);
+    }
+    net->routeOfOp_[sends[msg]] = route;
+    if (scope != fe.scope) {   // the next message to this destination searches again
+      router.distancesTo(fe.dst, fe.src, fe.scope);
+      sprayNet.clear();
+    }
+  }
+  return std::unique_ptr<LinkCostModel>(std::move(net));
+}
+
+RegisterSimModel FlowModel({
+    .name = "flow",
+    .description = "LogGOPSim's engine with every message a flow on the fabric, links shared "
+                   "max-min fairly among the flows in flight (-lb=ecmp|spray; needs a fabric "
+                   "and a placement)",
+    .engine = Engine::Lgs,
+    .costs = makeFlowNetwork,
+    .pipeline = {"place"},
+});
+
+} // namespace
+} // namespace infracc::sim

@@ -1,0 +1,436 @@
+// -sim-model=flow end to end: fabrics and schedules written here, answers computed by
+// hand (100 Gb/s = 12.5 bytes/ns; LogGOPSim's engine for o and g; messages above
+// S = 65535 bytes are rendezvous: the sender finishes when the receiver takes it).
+#include "tests/infragraph/InfraGraphTestUtil.h"
+#include "tests/passes/PassTestUtil.h"
+#include "tests/support/TestUtil.h"
+
+#include <llvm/Support/Endian.h>
+#include <llvm/Support/xxhash.h>
+#include <nlohmann/json.hpp>
+
+#include <gtest/gtest.h>
+
+using namespace infracc;
+using namespace infracc::test;
+
+namespace {
+
+// Three hosts (xpu - nic: 10 ns, no bandwidth) on one switch; access links 100 Gb/s,
+// 100 ns. xpu to xpu: 10 + 100 + 100 + 10 = 220 ns.
+const char *const Star = R"(name: star
+devices:
+- name: host
+  components:
+  - {name: xpu, count: 1, choice: xpu}
+  - {name: nic, count: 1, choice: nic}
+  links:
+  - {name: pci, physical: {latency: {choice: ns, ns: 10}}}
+  edges:
+  - {ep1: {component: xpu}, ep2: {component: nic}, scheme: one2one, link: pci}
+- name: switch
+  components:
+  - {name: asic, count: 1, choice: switch}
+  - {name: port, count: 3, choice: port}
+  links:
+  - {name: ic}
+  edges:
+  - {ep1: {component: asic}, ep2: {component: port}, scheme: many2many, link: ic}
+links:
+- name: access
+  physical:
+    bandwidth: {choice: gigabits_per_second, gigabits_per_second: 100}
+    latency: {choice: ns, ns: 100}
+instances:
+- {name: host, device: host, count: 3}
+- {name: sw, device: switch, count: 1}
+edges:
+- {ep1: {instance: host, component: nic}, ep2: {instance: "sw[0]", component: port}, scheme: one2one, link: access}
+)";
+
+// Ranks 0 and 1 both send to rank 2: 1 MB and 2 MB.
+const char *const TwoToOne = R"(num_ranks 3
+rank 0 {
+l1: send 1000000b to 2 tag 0
+}
+rank 1 {
+l1: send 2000000b to 2 tag 0
+}
+rank 2 {
+l1: recv 1000000b from 0 tag 0
+l2: recv 2000000b from 1 tag 0
+}
+)";
+
+// A parking lot: switches sw0 - sw1 - sw2 in a line, two hosts on each (host 2k and
+// 2k+1 on sw k, 400 Gb/s, no latency); trunk sw0-sw1 100 Gb/s, trunk sw1-sw2 40 Gb/s.
+std::string parkingLot() {
+  std::string y = R"(name: parking-lot
+devices:
+- name: host
+  components:
+  - {name: xpu, count: 1, choice: xpu}
+  - {name: nic, count: 1, choice: nic}
+  links:
+  - {name: pci}
+  edges:
+  - {ep1: {component: xpu}, ep2: {component: nic}, scheme: one2one, link: pci}
+- name: switch
+  components:
+  - {name: asic, count: 1, choice: switch}
+  - {name: port, count: 4, choice: port}
+  links:
+  - {name: ic}
+  edges:
+  - {ep1: {component: asic}, ep2: {component: port}, scheme: many2many, link: ic}
+links:
+- {name: access, physical: {bandwidth: {choice: gigabits_per_second, gigabits_per_second: 400}}}
+- {name: trunk01, physical: {bandwidth: {choice: gigabits_per_second, gigabits_per_second: 100}}}
+- {name: trunk12, physical: {bandwidth: {choice: gigabits_per_second, gigabits_per_second: 40}}}
+instances:
+- {name: host, device: host, count: 6}
+- {name: sw, device: switch, count: 3}
+edges:
+)";
+  for (int h = 0; h < 6; ++h)
+    y += "- {ep1: {instance: \"host[" + std::to_string(h) + "]\", component: nic}, ep2: {instance: \"sw[" +
+         std::to_string(h / 2) + "]\", component: \"port[" + std::to_string(h % 2) +
+         "]\"}, scheme: one2one, link: access}\n";
+  y += "- {ep1: {instance: \"sw[0]\", component: \"port[3]\"}, ep2: {instance: \"sw[1]\", "
+       "component: \"port[2]\"}, scheme: one2one, link: trunk01}\n";
+  y += "- {ep1: {instance: \"sw[1]\", component: \"port[3]\"}, ep2: {instance: \"sw[2]\", "
+       "component: \"port[2]\"}, scheme: one2one, link: trunk12}\n";
+  return y;
+}
+
+// Two leaves and two spines; hosts 0, 1 on leaf 0 and 2, 3 on leaf 1 (100 Gb/s);
+// leaf port 2 goes to spine 0, port 3 to spine 1 (50 Gb/s). No latencies.
+const char *const LeafSpine = R"(name: leaf-spine
+devices:
+- name: host
+  components:
+  - {name: nic, count: 1, choice: nic}
+- name: leafsw
+  components:
+  - {name: asic, count: 1, choice: switch}
+  - {name: port, count: 4, choice: port}
+  links:
+  - {name: ic}
+  edges:
+  - {ep1: {component: asic}, ep2: {component: port}, scheme: many2many, link: ic}
+- name: spinesw
+  components:
+  - {name: asic, count: 1, choice: switch}
+  - {name: port, count: 2, choice: port}
+  links:
+  - {name: ic}
+  edges:
+  - {ep1: {component: asic}, ep2: {component: port}, scheme: many2many, link: ic}
+links:
+- {name: down, physical: {bandwidth: {choice: gigabits_per_second, gigabits_per_second: 100}}}
+- {name: up, physical: {bandwidth: {choice: gigabits_per_second, gigabits_per_second: 50}}}
+instances:
+- {name: host, device: host, count: 4}
+- {name: leaf, device: leafsw, count: 2}
+- {name: spine, device: spinesw, count: 2}
+edges:
+- {ep1: {instance: "host[0:2]", component: nic}, ep2: {instance: "leaf[0]", component: "port[0:2]"}, scheme: one2one, link: down}
+- {ep1: {instance: "host[2:4]", component: nic}, ep2: {instance: "leaf[1]", component: "port[0:2]"}, scheme: one2one, link: down}
+- {ep1: {instance: leaf, component: "port[2]"}, ep2: {instance: "spine[0]", component: port}, scheme: one2one, link: up}
+- {ep1: {instance: leaf, component: "port[3]"}, ep2: {instance: "spine[1]", component: port}, scheme: one2one, link: up}
+)";
+
+// Rank 0 -> 2 and 1 -> 3 (leaf 0 to leaf 1), 1 MB each.
+const char *const Across = R"(num_ranks 4
+rank 0 {
+l1: send 1000000b to 2 tag 0
+}
+rank 1 {
+l1: send 1000000b to 3 tag 0
+}
+rank 2 {
+l1: recv 1000000b from 0 tag 0
+}
+rank 3 {
+l1: recv 1000000b from 1 tag 0
+}
+)";
+
+struct FlowDir {
+  std::string dir = makeTempDir("flow");
+  FlowDir(std::initializer_list<std::pair<const char *, std::string>> files) {
+    for (auto &[name, text] : files)
+      writeFile(dir + "/" + name, text);
+  }
+  RunResult run(std::vector<std::string> args) const { return runInfracc(args, dir); }
+};
+
+/// ECMP's documented choice among `n` next hops.
+uint64_t ecmpIndex(uint64_t seed, uint64_t src, uint64_t dst, uint64_t flow, uint64_t node,
+                   uint64_t n) {
+  uint8_t key[40];
+  uint64_t words[5] = {seed, src, dst, flow, node};
+  for (int i = 0; i < 5; ++i)
+    llvm::support::endian::write64le(key + 8 * i, words[i]);
+  return llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(key, 40)) % n;
+}
+
+bool pathHas(const nlohmann::json &flow, const std::string &hop) {
+  for (const auto &h : flow["path"])
+    if ((h.is_string() ? h.get<std::string>() : h["link"].get<std::string>()) == hop)
+      return true;
+  return false;
+}
+
+} // namespace
+
+TEST(FlowModel, TwoFlowsIntoOneHostShareItsLinkThenTheLongerSpeedsUp) {
+  // Both at 6.25 bytes/ns: the 1 MB flow drains at 160000 ns; the 2 MB flow has 1 MB
+  // left and drains alone at 12.5: 240000. Delivered 220 ns later.
+  FlowDir d({{"star.yaml", Star}, {"w.goal", TwoToOne}});
+  RunResult r = d.run({"star.yaml", "w.goal", "-sim-model=flow", "-sim-o=0", "-g", "0"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(stableSim(r.out),
+            "Model: flow, every message a flow on the fabric 'star.yaml' sharing links max-min "
+            "fairly (-lb=ecmp); L and G below are not used\n"
+            "LogGP network backend; size: 3 (1 CPUs, 1 NICs); L=2500, o=0 g=0, G=6, O=0, P=3, "
+            "S=65535\nTimes: \nHost 0: 160220\nHost 1: 240220\nHost 2: 240220\n");
+  // o and g stay CPU and NIC costs: the flows leave at o = 1500 (drain at 161500 and
+  // 241500, arrive 220 later); the receiver pays o for each: 161720 + 1500, then
+  // 241720 + 1500. The senders finish when their message is taken.
+  r = d.run({"star.yaml", "w.goal", "-sim-model=flow", "-sim-batch"});
+  EXPECT_EQ(makespan(r.out), "243220") << r.err;
+  r = d.run({"star.yaml", "w.goal", "-sim-model=flow"});
+  EXPECT_NE(r.out.find("Host 0: 161720\nHost 1: 241720\nHost 2: 243220\n"), std::string::npos)
+      << r.out;
+}
+
+TEST(FlowModel, ParkingLotGetsTheMaxMinRates) {
+  // A: 0 -> 4 over both trunks; B: 1 -> 2 over sw0-sw1; C: 3 -> 5 and D: 2 -> 5 over
+  // sw1-sw2. The 40 Gb/s trunk (5 bytes/ns) is the bottleneck: A, C, D get 5/3 each;
+  // B gets 12.5 - 5/3 = 65/6 bytes/ns. 1e6 bytes: B drains at 92307.7 ns, the others at
+  // 600000 (B's end frees only the 100 Gb/s trunk, which does not limit A).
+  const char *w = R"(num_ranks 6
+rank 0 {
+l1: send 1000000b to 4 tag 0
+}
+rank 1 {
+l1: send 1000000b to 2 tag 0
+}
+rank 2 {
+l1: recv 1000000b from 1 tag 0
+l2: send 1000000b to 5 tag 0
+}
+rank 3 {
+l1: send 1000000b to 5 tag 1
+}
+rank 4 {
+l1: recv 1000000b from 0 tag 0
+}
+rank 5 {
+l1: recv 1000000b from 2 tag 0
+l2: recv 1000000b from 3 tag 1
+}
+)";
+  FlowDir d({{"lot.yaml", parkingLot()}, {"w.goal", w}});
+  RunResult r = d.run({"lot.yaml", "w.goal", "-sim-model=flow", "-sim-o=0", "-g", "0"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("Host 0: 600000\nHost 1: 92308\nHost 2: 600000\nHost 3: 600000\n"
+                       "Host 4: 600000\nHost 5: 600000\n"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(FlowModel, EcmpPicksTheDocumentedPath) {
+  // The only choice is at leaf 0's ASIC: port 2 (spine 0) or port 3 (spine 1), in
+  // adjacency order; the hash of (seed, source NIC, destination NIC, flow = global send
+  // op, the ASIC) picks one. Both flows on one spine share a 50 Gb/s uplink (3.125
+  // bytes/ns each: 320000 ns); on different spines 6.25 each (160000 ns).
+  FlowDir d({{"ls.yaml", LeafSpine}, {"w.goal", Across}});
+  Expanded fab = expandText(LeafSpine, "ls.yaml");
+  ASSERT_TRUE(fab.graph) << fab.log;
+  const FabricGraph &g = *fab.graph;
+  auto id = [&](const char *n) { return uint64_t(*g.lookup(n)); };
+  for (uint64_t seed : {1, 2, 3, 4, 5, 6}) {
+    RunResult r = d.run({"ls.yaml", "w.goal", "-sim-model=flow", "-sim-o=0", "-g", "0",
+                         "-seed=" + std::to_string(seed), "-sim-report=json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["flows"].size(), 2u);
+    // Flow ids: rank 0's send is op 0, rank 1's op 1.
+    uint64_t a = ecmpIndex(seed, id("host.0.nic.0"), id("host.2.nic.0"), 0, id("leaf.0.asic.0"), 2);
+    uint64_t b = ecmpIndex(seed, id("host.1.nic.0"), id("host.3.nic.0"), 1, id("leaf.0.asic.0"), 2);
+    // The path lists the links that can limit (the ASIC-port links have no bandwidth).
+    auto uplink = [](uint64_t k) {
+      return "leaf.0.port." + std::to_string(2 + k) + " -> spine." + std::to_string(k) +
+             ".port.0";
+    };
+    EXPECT_TRUE(pathHas(j["flows"][0], uplink(a))) << j["flows"][0].dump();
+    EXPECT_TRUE(pathHas(j["flows"][1], uplink(b))) << j["flows"][1].dump();
+    EXPECT_EQ(j["makespan_ns"], a == b ? 320000 : 160000) << "seed " << seed;
+  }
+}
+
+TEST(FlowModel, SprayLoadsEachUplinkWithHalfOfEveryFlow) {
+  // Each flow puts half its rate on each spine: each 6.25 bytes/ns uplink carries
+  // (r0 + r1) / 2, so both get 6.25: 160000 ns whatever the hash.
+  FlowDir d({{"ls.yaml", LeafSpine}, {"w.goal", Across}});
+  RunResult r = d.run({"ls.yaml", "w.goal", "-sim-model=flow", "-lb=spray", "-sim-o=0", "-g",
+                       "0", "-sim-report=json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["makespan_ns"], 160000);
+  const nlohmann::json &f = j["flows"][0];
+  EXPECT_EQ(f["bytes"], 1000000);
+  EXPECT_EQ(f["drained_ns"], 160000.0);
+  int halves = 0;
+  for (const auto &h : f["path"])
+    if (h.is_object() && h["share"] == 0.5)
+      ++halves;
+  EXPECT_EQ(halves, 4);   // leaf 0 up to each spine, each spine down to leaf 1
+  // Per-link report: a leaf 0 uplink carries 500000 bytes of each flow, busy the whole
+  // 160000 ns at full rate.
+  bool found = false;
+  for (const auto &l : j["links"])
+    if (l["link"] == "leaf.0.port.2 -> spine.0.port.0") {
+      found = true;
+      EXPECT_EQ(l["bytes"], 1000000.0);
+      EXPECT_EQ(l["busy_ns"], 160000.0);
+      EXPECT_EQ(l["busy_fraction"], 1.0);
+      EXPECT_EQ(l["utilisation"], 1.0);
+      EXPECT_EQ(l["peak_flows"], 2);
+    }
+  EXPECT_TRUE(found) << j["links"].dump();
+}
+
+TEST(FlowModel, SprayOverPathEntropies) {
+  // -paths=4: each flow's 4 entropies take ECMP paths; every share is a multiple of 1/4.
+  FlowDir d({{"ls.yaml", LeafSpine}, {"w.goal", Across}});
+  RunResult r = d.run({"ls.yaml", "w.goal", "-sim-model=flow", "-lb=spray", "-paths=4",
+                       "-sim-report=json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  for (const auto &f : j["flows"])
+    for (const auto &h : f["path"])
+      if (h.is_object()) {
+        double share = h["share"];
+        EXPECT_EQ(share * 4, std::round(share * 4)) << h.dump();
+      }
+}
+
+TEST(FlowModel, PacketsAddHeadersAndStoreAndForward) {
+  // -flow-mtu=1064: 1000 payload bytes per packet, 1000 packets of 1 MB: 1064000 bytes
+  // on the wire; the first packet is stored and forwarded on both access links (2 x
+  // 1064 / 12.5 = 170.24 ns, 170 rounded). Alone on the star: 1064000 / 12.5 = 85120,
+  // + 220 + 170 = 85510.
+  const char *w = R"(num_ranks 3
+rank 0 {
+l1: send 1000000b to 1 tag 0
+}
+rank 1 {
+l1: recv 1000000b from 0 tag 0
+}
+rank 2 {
+}
+)";
+  FlowDir d({{"star.yaml", Star}, {"w.goal", w}});
+  RunResult r = d.run({"star.yaml", "w.goal", "-sim-model=flow", "-sim-o=0", "-g", "0",
+                       "-flow-mtu=1064", "-sim-batch"});
+  EXPECT_EQ(makespan(r.out), "85510") << r.err;
+  r = d.run({"star.yaml", "w.goal", "-sim-model=flow", "-flow-mtu=64"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "infracc: error: -flow-mtu=64 must be larger than the header "
+                   "(-flow-header=64)\n");
+}
+
+TEST(FlowModel, LinksWithoutBandwidthAreNamed) {
+  std::string noBandwidth = Star;
+  noBandwidth.replace(noBandwidth.find("    bandwidth: {choice: gigabits_per_second, "
+                                       "gigabits_per_second: 100}\n"),
+                      strlen("    bandwidth: {choice: gigabits_per_second, "
+                             "gigabits_per_second: 100}\n"),
+                      "");
+  FlowDir d({{"star.yaml", noBandwidth}, {"w.goal", TwoToOne}});
+  RunResult r = d.run({"star.yaml", "w.goal", "-sim-model=flow"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "infracc: error: -sim-model=flow: infrastructure link 'access' between "
+                   "'host.0.nic.0' and 'sw.0.port.0' has no bandwidth, and the message of rank "
+                   "0 to rank 2 passes it (from 'host.0.nic.0' to 'host.2.nic.0'); give the "
+                   "link a bandwidth, or -default-bandwidth=<bandwidth> for every link without "
+                   "one\n");
+  // With a default the star runs as with 100 Gb/s links.
+  r = d.run({"star.yaml", "w.goal", "-sim-model=flow", "-default-bandwidth=100G", "-sim-o=0",
+             "-g", "0", "-sim-batch"});
+  EXPECT_EQ(makespan(r.out), "240220") << r.err;
+  r = d.run({"star.yaml", "w.goal", "-sim-model=flow", "-default-bandwidth=fast"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("-default-bandwidth=fast: write "), std::string::npos) << r.err;
+}
+
+TEST(FlowModel, UsageErrors) {
+  FlowDir d({{"star.yaml", Star}, {"w.goal", TwoToOne}});
+  RunResult r = d.run({"star.yaml", "w.goal", "-sim-model=flow", "-lb=random"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "infracc: error: -lb=random: the load balancing is ecmp or spray\n");
+  r = d.run({"w.goal", "-sim-model=flow"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "infracc: error: -sim-model=flow needs a fabric (an InfraGraph .yaml/.json "
+                   "file or -fabric=<blueprint>) besides the workload\n");
+  r = d.run({"star.yaml", "w.goal", "-sim-model=flow", "-emit=sensitivity"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("-sim-model=flow: the sensitivity analysis needs runtimes that are "
+                       "piecewise linear"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST(FlowModel, TorusNeighboursDoNotShare) {
+  // A 4x4 torus of xpus (100 Gb/s): every rank sends 1 MiB to its +x neighbour, one
+  // hop, no link shared: 1048576 / 12.5 = 83886.08 ns after o = 1500, plus the
+  // receiver's o: 86886.
+  std::string w = "num_ranks 16\n";
+  for (int r = 0; r < 16; ++r) {
+    int x = r % 4, y = r / 4;
+    int to = (x + 1) % 4 + 4 * y, from = (x + 3) % 4 + 4 * y;
+    w += "rank " + std::to_string(r) + " {\nl1: send 1048576b to " + std::to_string(to) +
+         " tag 0\nl2: recv 1048576b from " + std::to_string(from) + " tag 0\n}\n";
+  }
+  FlowDir d({{"w.goal", w}});
+  for (const char *lb : {"-lb=ecmp", "-lb=spray"}) {
+    RunResult r = d.run({"-fabric=torus:dims=4x4", "w.goal", "-sim-model=flow", lb, "-sim-batch"});
+    EXPECT_EQ(makespan(r.out), "86886") << lb << r.err;
+  }
+}
+
+TEST(FlowModel, DragonflyRoutesAreMinimal) {
+  // Minimal routing on the default dragonfly (a = 4, p = h = 2, 9 groups): at most
+  // host, local, global, local, host links between two hosts.
+  std::string w = "num_ranks 72\n";
+  for (int r = 0; r < 72; ++r)
+    w += "rank " + std::to_string(r) + " {\nl1: send 65536b to " + std::to_string((r + 9) % 72) +
+         " tag 0\nl2: recv 65536b from " + std::to_string((r + 63) % 72) + " tag 0\n}\n";
+  FlowDir d({{"w.goal", w}});
+  RunResult r = d.run({"-fabric=dragonfly", "w.goal", "-sim-model=flow", "-sim-report=json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["flows"].size(), 72u);
+  for (const auto &f : j["flows"]) {
+    int fabricLinks = 0;
+    for (const auto &h : f["path"]) {
+      std::string s = h.get<std::string>();
+      // Links between boxes: a server's NIC or a router port at both ends.
+      if (s.find("router") != std::string::npos && s.find("asic") == std::string::npos)
+        ++fabricLinks;
+    }
+    EXPECT_LE(fabricLinks, 5) << f.dump();
+  }
+}
+
+TEST(FlowModel, TimelineDrawsTheFlows) {
+  FlowDir d({{"star.yaml", Star}, {"w.goal", TwoToOne}});
+  RunResult r = d.run({"star.yaml", "w.goal", "-sim-model=flow", "-emit=timeline", "-o", "t.svg"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string svg = readFile(d.dir + "/t.svg");
+  EXPECT_NE(svg.find("<svg"), std::string::npos);
+}
