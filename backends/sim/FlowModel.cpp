@@ -220,7 +220,8 @@ public:
   Router(const FabricGraph &g, std::vector<int64_t> switchPs, uint64_t seed)
       : g_(g), paths_(g, switchPs), switchPs_(std::move(switchPs)), seed_(seed),
         dist_(g.numNodes(), Far), copy_(g.numNodes()), inHost_(g.numNodes(), 0),
-        count_(g.numNodes(), 0), countTo_(g.numNodes(), 0), lat_(g.numNodes(), 0) {
+        count_(g.numNodes(), 0), countTo_(g.numNodes(), 0), lat_(g.numNodes(), 0),
+        widestMark_(g.numNodes(), 0), widest_(g.numNodes(), 0) {
     for (NodeId n = 0; n < g.numNodes(); ++n)
       copy_[n] = g.deviceCopyOf(n);
     for (const auto &inst : g.instances())
@@ -246,6 +247,8 @@ public:
     };
     dist_[dst] = 0;
     reached_.push_back(dst);
+    scope_ = scope;
+    ++widestEpoch_;
     for (size_t i = 0; i < reached_.size(); ++i) {
       NodeId u = reached_[i];
       // The ends of a network route are attach points: do not search through them.
@@ -268,8 +271,29 @@ public:
       ps += switchPs_[a.node];
     return ps;
   }
-  bool onward(NodeId u, const FabricGraph::Adjacent &a) const {
-    return dist_[u] != Far && dist_[a.node] + 1 == dist_[u];
+  bool nearer(NodeId u, const FabricGraph::Adjacent &a) const {
+    return dist_[u] != Far && dist_[u] != 0 && dist_[a.node] + 1 == dist_[u];
+  }
+  /// Whether a route goes on from u over a: one hop nearer the destination and, inside
+  /// a host, over one of the widest such links (NVLink before PCIe).
+  bool onward(NodeId u, const FabricGraph::Adjacent &a) {
+    if (!nearer(u, a))
+      return false;
+    if (scope_ != Scope::InsideCopy)
+      return true;
+    if (widestMark_[u] != widestEpoch_) {
+      widestMark_[u] = widestEpoch_;
+      double w = 0;
+      for (const FabricGraph::Adjacent &b : g_.neighbours(u))
+        if (nearer(u, b))
+          w = std::max(w, bpsOf(b.edge));
+      widest_[u] = w;
+    }
+    return bpsOf(a.edge) == widest_[u];
+  }
+  double bpsOf(EdgeId e) const {
+    const auto &bw = g_.link(g_.edge(e).link).bandwidth;
+    return bw ? bw->bitsPerSecond : 0;
   }
 
   /// ECMP: the hops of flow `flow`'s path from src to the destination of the last
@@ -364,6 +388,10 @@ private:
   std::vector<double> count_, countTo_;
   std::vector<int64_t> lat_;
   std::vector<NodeId> reached_, order_;
+  Scope scope_ = Scope::Network;
+  std::vector<uint32_t> widestMark_;
+  std::vector<double> widest_;
+  uint32_t widestEpoch_ = 0;
 };
 
 /// Where each message's flow runs: (source node, destination node, scope) per send op.

@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 using namespace infracc;
 using namespace infracc::test;
 
@@ -288,6 +290,15 @@ TEST(FlowModel, SprayLoadsEachUplinkWithHalfOfEveryFlow) {
     if (h.is_object() && h["share"] == 0.5)
       ++halves;
   EXPECT_EQ(halves, 4);   // leaf 0 up to each spine, each spine down to leaf 1
+  std::set<std::string> seen;
+  for (const auto &h : f["path"]) {
+    std::string link = h.is_string() ? h.get<std::string>() : h["link"].get<std::string>();
+    EXPECT_TRUE(seen.insert(link).second) << "twice: " << link;
+    if (h.is_object()) {
+      EXPECT_GT(h["share"].get<double>(), 0.0);
+    }
+  }
+  EXPECT_EQ(seen.size(), 6u);   // the two host links and the four uplink/downlink halves
   // Per-link report: a leaf 0 uplink carries 500000 bytes of each flow, busy the whole
   // 160000 ns at full rate.
   bool found = false;
@@ -424,6 +435,29 @@ TEST(FlowModel, DragonflyRoutesAreMinimal) {
         ++fabricLinks;
     }
     EXPECT_LE(fabricLinks, 5) << f.dump();
+  }
+}
+
+TEST(FlowModel, InsideAHostTheWidestLinksCarryTheFlow) {
+  // The server blueprint joins its two xpus by NVLink (through nvlsw, 2400G) and by PCIe
+  // (through pciesw, 256G), both two hops: the flow takes NVLink only, with ECMP and
+  // with spray.
+  const char *w = R"(num_ranks 2
+rank 0 {
+l1: send 1000000b to 1 tag 0
+}
+rank 1 {
+l1: recv 1000000b from 0 tag 0
+}
+)";
+  FlowDir d({{"w.goal", w}});
+  for (const char *lb : {"-lb=ecmp", "-lb=spray"}) {
+    RunResult r = d.run({"-fabric=clos:radix=8", "w.goal", "-sim-model=flow", lb, "-sim-report=json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["flows"][0]["path"],
+              nlohmann::json({"server.0.xpu.0 -> server.0.nvlsw.0", "server.0.nvlsw.0 -> server.0.xpu.1"}))
+        << lb;
   }
 }
 
