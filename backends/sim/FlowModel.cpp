@@ -232,36 +232,99 @@ public:
 
   enum class Scope { Network, Anywhere, InsideCopy };
 
-  /// Distances to `dst` over the nodes `scope` allows (`src` is the other end).
-  void distancesTo(NodeId dst, NodeId src, Scope scope) {
+  /// Hop distances to `dst`. Network: through nodes outside hosts (host nodes next to
+  /// them, the attach points, are reached but not passed); InsideCopy: through the
+  /// nodes of dst's device copy; Anywhere: through any node.
+  ///
+  /// In the network most destinations hang off a switch by a chain (NIC - port -
+  /// ASIC): distances to them are the distances to the chain's far end, the anchor,
+  /// plus the chain's length. One search per anchor serves every destination on it
+  /// when they come one after the other (sort by anchorOf()).
+  void distancesTo(NodeId dst, Scope scope) {
+    scope_ = scope;
+    dst_ = dst;
+    ++widestEpoch_;
+    if (scope == Scope::Network) {
+      chainOf(dst, nextChain_);
+      NodeId anchor = nextChain_.back();
+      if (anchor == searched_ && nextChain_.size() == chain_.size()) {
+        // Give the previous chain its distances through the anchor, then this one.
+        const uint32_t k = uint32_t(chain_.size()) - 1, base = dist_[anchor];
+        for (uint32_t i = 0; i < k; ++i)
+          dist_[chain_[i]] = base + (k - i);
+        for (uint32_t i = 0; i < nextChain_.size(); ++i)
+          dist_[nextChain_[i]] = i;
+        std::swap(chain_, nextChain_);
+        return;
+      }
+      search(dst, scope, nextChain_);
+      std::swap(chain_, nextChain_);
+      searched_ = anchor;
+      return;
+    }
+    searched_ = InvalidNode;
+    nextChain_.assign(1, dst);
+    search(dst, scope, nextChain_);
+  }
+
+  /// See distancesTo(); the destination itself when it has no chain.
+  NodeId anchorOf(NodeId dst) {
+    chainOf(dst, nextChain_);
+    return nextChain_.back();
+  }
+  /// dst, then while the chain is a single way on (dst: one neighbour outside its own
+  /// box; then a switch-side node with one neighbour besides the one before it), the
+  /// next node; the last node is the anchor.
+  void chainOf(NodeId dst, std::vector<NodeId> &chain) const {
+    chain.assign(1, dst);
+    NodeId prev = InvalidNode, cur = dst;
+    for (;;) {
+      NodeId only = InvalidNode;
+      unsigned count = 0;
+      for (const FabricGraph::Adjacent &a : g_.neighbours(cur)) {
+        if (a.node == prev || (cur == dst && copy_[a.node] == copy_[dst]))
+          continue;
+        ++count;
+        only = a.node;
+      }
+      if (count != 1 || inHost_[only] || (cur != dst && inHost_[cur]) || only == dst)
+        return;
+      // `only` continues the chain only if it is not itself a fork.
+      chain.push_back(only);
+      prev = cur;
+      cur = only;
+      unsigned onward = 0;
+      for (const FabricGraph::Adjacent &a : g_.neighbours(cur))
+        onward += a.node != prev;
+      if (onward != 1)
+        return;
+    }
+  }
+
+  bool reaches(NodeId src) const { return dist_[src] != Far; }
+
+  /// Breadth-first from the far end of `chain` (dst first), the chain's nodes set.
+  void search(NodeId dst, Scope scope, const std::vector<NodeId> &chain) {
     for (NodeId n : reached_)
       dist_[n] = Far;
     reached_.clear();
-    auto allowed = [&](NodeId n) {
-      switch (scope) {
-      case Scope::Network: return !inHost_[n] || n == src || n == dst;
-      case Scope::Anywhere: return true;
-      case Scope::InsideCopy: return copy_[n] == copy_[dst];
-      }
-      return false;
-    };
-    dist_[dst] = 0;
-    reached_.push_back(dst);
-    scope_ = scope;
-    ++widestEpoch_;
-    for (size_t i = 0; i < reached_.size(); ++i) {
+    for (uint32_t i = 0; i < chain.size(); ++i) {
+      dist_[chain[i]] = i;
+      reached_.push_back(chain[i]);
+    }
+    const uint32_t copy = copy_[dst];
+    for (size_t i = chain.size() - 1; i < reached_.size(); ++i) {
       NodeId u = reached_[i];
-      // The ends of a network route are attach points: do not search through them.
       if (scope == Scope::Network && u != dst && inHost_[u])
         continue;
+      const uint32_t next = dist_[u] + 1;
       for (const FabricGraph::Adjacent &a : g_.neighbours(u))
-        if (dist_[a.node] == Far && allowed(a.node)) {
-          dist_[a.node] = dist_[u] + 1;
+        if (dist_[a.node] == Far && (scope != Scope::InsideCopy || copy_[a.node] == copy)) {
+          dist_[a.node] = next;
           reached_.push_back(a.node);
         }
     }
   }
-  bool reaches(NodeId src) const { return dist_[src] != Far; }
 
   int64_t hopPs(NodeId from, const FabricGraph::Adjacent &a) const {
     int64_t ps = 0;
@@ -272,7 +335,8 @@ public:
     return ps;
   }
   bool nearer(NodeId u, const FabricGraph::Adjacent &a) const {
-    return dist_[u] != Far && dist_[u] != 0 && dist_[a.node] + 1 == dist_[u];
+    return dist_[u] != Far && dist_[u] != 0 && dist_[a.node] + 1 == dist_[u] &&
+           (scope_ != Scope::Network || !inHost_[a.node] || a.node == dst_);
   }
   /// Whether a route goes on from u over a: one hop nearer the destination and, inside
   /// a host, over one of the widest such links (NVLink before PCIe).
@@ -389,6 +453,9 @@ private:
   std::vector<int64_t> lat_;
   std::vector<NodeId> reached_, order_;
   Scope scope_ = Scope::Network;
+  NodeId dst_ = InvalidNode;
+  NodeId searched_ = InvalidNode;            // the anchor dist_ was searched from
+  std::vector<NodeId> chain_, nextChain_;    // the current destination's chain
   std::vector<uint32_t> widestMark_;
   std::vector<double> widest_;
   uint32_t widestEpoch_ = 0;
@@ -518,9 +585,18 @@ llvm::Expected<std::unique_ptr<LinkCostModel>> makeFlowNetwork(const Module &m,
   std::vector<uint32_t> order(sends.size());
   for (uint32_t i = 0; i < order.size(); ++i)
     order[i] = i;
+  // Destinations on one anchor together (one search for all of them).
+  llvm::DenseMap<NodeId, NodeId> anchorOf;
+  for (const FlowEnds &fe : ends)
+    if (fe.scope == Router::Scope::Network && !anchorOf.count(fe.dst))
+      anchorOf[fe.dst] = router.anchorOf(fe.dst);
+  auto anchor = [&](const FlowEnds &fe) {
+    return fe.scope == Router::Scope::Network ? anchorOf[fe.dst] : fe.dst;
+  };
   std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
     const FlowEnds &a = ends[x], &b = ends[y];
-    return std::tie(a.dst, a.scope, a.src, x) < std::tie(b.dst, b.scope, b.src, y);
+    return std::make_tuple(a.scope, anchor(a), a.dst, a.src, x) <
+           std::make_tuple(b.scope, anchor(b), b.dst, b.src, y);
   });
   std::map<std::vector<RouteHop>, uint32_t, bool (*)(const std::vector<RouteHop> &,
                                                      const std::vector<RouteHop> &)>
@@ -580,7 +656,7 @@ llvm::Expected<std::unique_ptr<LinkCostModel>> makeFlowNetwork(const Module &m,
     auto [a, b] = key;
     if (a == b)
       continue;
-    router.distancesTo(b, a, Router::Scope::InsideCopy);
+    router.distancesTo(b, Router::Scope::InsideCopy);
     if (!router.reaches(a))
       continue;   // an endpoint with no way to its NIC inside the host: nothing to add
     auto take = [&](EdgeId e, NodeId from, double w) {
@@ -614,12 +690,12 @@ llvm::Expected<std::unique_ptr<LinkCostModel>> makeFlowNetwork(const Module &m,
     const FlowEnds &fe = ends[msg];
     if (i == 0 || fe.dst != ends[order[i - 1]].dst || fe.scope != ends[order[i - 1]].scope) {
       sprayNet.clear();
-      router.distancesTo(fe.dst, fe.src, fe.scope);
+      router.distancesTo(fe.dst, fe.scope);
     }
     Router::Scope scope = fe.scope;
     if (!router.reaches(fe.src)) {
       // No way around other hosts (a torus or mesh of xpus), or inside the host: any way.
-      router.distancesTo(fe.dst, fe.src, Router::Scope::Anywhere);
+      router.distancesTo(fe.dst, Router::Scope::Anywhere);
       sprayNet.clear();
       scope = Router::Scope::Anywhere;
     }
@@ -667,7 +743,7 @@ llvm::Expected<std::unique_ptr<LinkCostModel>> makeFlowNetwork(const Module &m,
     }
     net->routeOfOp_[sends[msg]] = route;
     if (scope != fe.scope) {   // the next message to this destination searches again
-      router.distancesTo(fe.dst, fe.src, fe.scope);
+      router.distancesTo(fe.dst, fe.scope);
       sprayNet.clear();
     }
   }
