@@ -461,6 +461,51 @@ l1: recv 1000000b from 0 tag 0
   }
 }
 
+TEST(FlowModel, RoutesAreShortestAndNeverPassAnotherHost) {
+  // A 3-level radix-8 Clos of 2-NIC servers (2 servers per ToR, 4 ToRs per pod): 64
+  // ranks on servers 0..31, an all-to-all of small messages. Between boxes a route
+  // takes 2 links under one ToR, 4 within a pod, 6 across pods, and 0 inside a server;
+  // it never enters a box that is neither end's switch path (no server in between).
+  std::string w = "num_ranks 64\n";
+  for (int r = 0; r < 64; ++r) {
+    w += "rank " + std::to_string(r) + " {\n";
+    for (int d = 1; d < 64; ++d)
+      w += "s" + std::to_string(d) + ": send 100b to " + std::to_string((r + d) % 64) + " tag 0\n";
+    for (int d = 1; d < 64; ++d)
+      w += "r" + std::to_string(d) + ": recv 100b from " + std::to_string((r + 64 - d) % 64) +
+           " tag 0\n";
+    w += "}\n";
+  }
+  FlowDir d({{"w.goal", w}});
+  for (const char *lb : {"-lb=ecmp", "-lb=spray"}) {
+    RunResult r = d.run({"-fabric=clos:radix=8,levels=3,host=server", "w.goal", "-sim-model=flow",
+                         lb, "-sim-report=json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["flows"].size(), 64u * 63u);
+    auto box = [](const std::string &node) { return node.substr(0, node.find('.', node.find('.') + 1)); };
+    for (const auto &f : j["flows"]) {
+      int a = f["rank"].get<int>() / 2, b = f["to_rank"].get<int>() / 2;   // servers
+      int expected = a == b ? 0 : a / 2 == b / 2 ? 2 : a / 8 == b / 8 ? 4 : 6;
+      double between = 0;   // inter-box links, counted by share
+      for (const auto &h : f["path"]) {
+        std::string link = h.is_string() ? h.get<std::string>() : h["link"].get<std::string>();
+        double share = h.is_string() ? 1.0 : h["share"].get<double>();
+        std::string from = link.substr(0, link.find(" -> ")), to = link.substr(link.find(" -> ") + 4);
+        if (box(from) != box(to)) {
+          between += share;
+          for (const std::string &end : {from, to})
+            if (end.rfind("server.", 0) == 0) {
+              int s = std::stoi(end.substr(7));
+              EXPECT_TRUE(s == a || s == b) << lb << " " << f.dump();
+            }
+        }
+      }
+      EXPECT_NEAR(between, expected, 1e-9) << lb << " " << f.dump();
+    }
+  }
+}
+
 TEST(FlowModel, TimelineDrawsTheFlows) {
   FlowDir d({{"star.yaml", Star}, {"w.goal", TwoToOne}});
   RunResult r = d.run({"star.yaml", "w.goal", "-sim-model=flow", "-emit=timeline", "-o", "t.svg"});
