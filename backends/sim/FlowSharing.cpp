@@ -32,6 +32,9 @@ uint32_t FlowSharing::addRoute(llvm::ArrayRef<RouteHop> hops) {
 
 void FlowSharing::start(uint32_t token, uint32_t id, uint32_t route, uint64_t start,
                         uint64_t bytes, uint64_t latency) {
+  // A flow cannot enter the past (the caller keeps starts at or after the present).
+  if (double(start) < now_)
+    start = static_cast<uint64_t>(std::ceil(now_));
   pending_.push({start, seq_++, token, id, route, bytes, latency});
 }
 
@@ -133,6 +136,7 @@ void FlowSharing::advance(llvm::function_ref<void(uint32_t, uint64_t)> deliver) 
   const double now = nextTime();
   if (now == Never)
     return;
+  now_ = now;
   // Flows that drained at this instant leave first, then the flows starting join.
   const double end = instantEnd(now);
   done_.clear();

@@ -143,6 +143,7 @@ private:
   std::priority_queue<Drain, std::vector<Drain>, std::greater<>> drains_;
   uint64_t seq_ = 0;
   double resolution_ = 0, lastRecompute_ = -Never;
+  double now_ = 0;   // the last step's time
 
   // Progressive filling scratch, per link.
   std::vector<double> load_, weight_;

@@ -79,8 +79,11 @@ class MessageNetwork {
 public:
   virtual ~MessageNetwork() = default;
   /// The message of send op `sendOp` (global index) leaves at `time`; `token` comes
-  /// back with its delivery.
-  virtual void inject(uint32_t token, uint32_t sendOp, uint64_t time, uint64_t bytes) = 0;
+  /// back with its delivery. `present` is the latest event time the engine has reached:
+  /// a CPU's clock may lag it (LogGOPSim runs each CPU on its own clock and does not
+  /// carry a dependency's time to another CPU), and a message cannot leave in the past.
+  virtual void inject(uint32_t token, uint32_t sendOp, uint64_t time, uint64_t bytes,
+                      uint64_t present) = 0;
   /// When the network next has something to do (infinity when idle).
   virtual double nextTime() = 0;
   /// Does it, calling deliver(token, arrival) for each message whose last byte arrived

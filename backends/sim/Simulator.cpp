@@ -336,6 +336,7 @@ private:
   /// The main loop: roots first, then events in time order until none is left.
   template <bool Rec, bool Atlahs> void runEngine();
   template <bool Rec> void runWithNetwork(EventQueue &heap, uint64_t &now);
+  uint64_t present_ = 0;   // with a network: the latest event time so far
   /// Rank h's ops without dependencies into roots_, in index order (LogGOPSim sorts
   /// them by kind, ATLAHS does not), marked queued.
   template <bool Rec, bool SortByKind> void rootsOf(uint32_t h);
@@ -610,6 +611,7 @@ template <bool Rec> void EventEngine::runWithNetwork(EventQueue &heap, uint64_t 
       break;
     Event e = heap.pop();
     now = e.time;
+    present_ = std::max(present_, now);
     process<Rec, false>(heap, e);
     if (seq_ >= nextReport_) [[unlikely]]
       reportProgress(now);
@@ -733,7 +735,7 @@ template <bool Rec>
     // The message event: first byte at t + o + L; G is charged at the receiver. A
     // network model delivers it itself (runWithNetwork).
     if (opt_.network) [[unlikely]]
-      opt_.network->inject(ref, globalOf(h, ref), t + p_.o, bytes);
+      opt_.network->inject(ref, globalOf(h, ref), t + p_.o, bytes, present_);
     else
       heap.push({t + p_.o + pc.L, uint32_t(seq_++), ref | Event::MessageBit});
     ++res_.messages;

@@ -506,6 +506,34 @@ TEST(FlowModel, RoutesAreShortestAndNeverPassAnotherHost) {
   }
 }
 
+TEST(FlowModel, AMessageFromALaggingCpuLeavesAtThePresent) {
+  // Rank 0's send runs on cpu 1 and requires the recv on cpu 0. LogGOPSim frees it at
+  // cpu 1's clock (0), but it cannot leave before its recv completed at 80220 (1 MB at
+  // 12.5 bytes/ns + 220 ns): it drains at 80220 + 80000 and arrives 220 ns later.
+  const char *w = R"(num_ranks 3
+rank 0 {
+r: recv 1000000b from 1 tag 0 cpu 0
+s: send 1000000b to 2 tag 0 cpu 1
+s requires r
+}
+rank 1 {
+l: send 1000000b to 0 tag 0
+}
+rank 2 {
+l: recv 1000000b from 0 tag 0
+}
+)";
+  FlowDir d({{"star.yaml", Star}, {"w.goal", w}});
+  RunResult r = d.run({"star.yaml", "w.goal", "-sim-model=flow", "-sim-o=0", "-g", "0", "-stats"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("Host 0: 160440\nHost 1: 80220\nHost 2: 160440\n"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.err.find("flow model: 1 messages were sent from a CPU whose clock lagged the "
+                       "simulated present"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST(FlowModel, TimelineDrawsTheFlows) {
   FlowDir d({{"star.yaml", Star}, {"w.goal", TwoToOne}});
   RunResult r = d.run({"star.yaml", "w.goal", "-sim-model=flow", "-emit=timeline", "-o", "t.svg"});
