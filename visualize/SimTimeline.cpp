@@ -162,6 +162,8 @@ llvm::Expected<SimSettings> simSettings(const Module &m) {
   if (!model)
     return model.takeError();
   out.model = *model;
+  if (llvm::Error e = sim::checkFlowOptions(**model))
+    return e;
   return out;
 }
 

@@ -493,12 +493,17 @@ llvm::Expected<std::unique_ptr<LinkCostModel>> makeFlowNetwork(const Module &m,
     return e;
   if (OptLb != "ecmp" && OptLb != "spray")
     return usageError("-lb=" + OptLb + ": the load balancing is ecmp or spray");
+  if (OptPaths.getNumOccurrences() && OptLb != "spray")
+    return usageError("-paths sprays over path entropies: it needs -lb=spray");
+  if (OptHeader.getNumOccurrences() && !OptMtu.getNumOccurrences())
+    return usageError("-flow-header is the header of the packets -flow-mtu sets: give "
+                      "-flow-mtu too");
   std::optional<double> defaultBytesPerNs;
   if (OptDefaultBandwidth.getNumOccurrences()) {
     auto bw = parseBandwidth(OptDefaultBandwidth);
     if (!bw || !(bw->bitsPerSecond > 0))
       return usageError(fmt::format("-default-bandwidth={}: {}", OptDefaultBandwidth.getValue(),
-                                    bw ? "must be positive" : std::string("write ") + BandwidthSpellings));
+                                    bw ? "must be positive" : std::string(BandwidthSpellings)));
     defaultBytesPerNs = bw->bitsPerSecond / 8e9;
   }
   if (llvm::Error e = checkSwitchLatencyOption())
@@ -582,7 +587,7 @@ llvm::Expected<std::unique_ptr<LinkCostModel>> makeFlowNetwork(const Module &m,
     if (!d || !(d->ns >= 0) || !std::isfinite(d->ns))
       return usageError(fmt::format("-flow-resolution={}: {}", OptResolution.getValue(),
                                     d ? "must not be negative"
-                                      : std::string("write ") + DurationSpellings));
+                                      : std::string(DurationSpellings)));
     resolutionNs = d->ns;
   }
   auto net = std::make_unique<FlowNetwork>(g, capacity, OptLb == "spray");
@@ -761,6 +766,21 @@ llvm::Expected<std::unique_ptr<LinkCostModel>> makeFlowNetwork(const Module &m,
   }
   return std::unique_ptr<LinkCostModel>(std::move(net));
 }
+
+} // namespace
+
+llvm::Error checkFlowOptions(const SimModel &chosen) {
+  if (chosen.name == "flow")
+    return llvm::Error::success();
+  for (const cl::Option *o : std::initializer_list<const cl::Option *>{
+           &OptLb, &OptPaths, &OptDefaultBandwidth, &OptResolution, &OptMtu, &OptHeader})
+    if (o->getNumOccurrences())
+      return usageError(fmt::format("-{} applies to -sim-model=flow, not to -sim-model={}",
+                                    o->ArgStr.str(), chosen.name));
+  return llvm::Error::success();
+}
+
+namespace {
 
 RegisterSimModel FlowModel({
     .name = "flow",

@@ -45,6 +45,9 @@ bool gapPerByteOptionGiven();
 /// -g -G -O -S), the model (-sim-model, else topo with a fabric, else lgs; an unknown
 /// name is a usage error listing the models) and the passes it needs first.
 llvm::Expected<LogGPParams> simParams();
+/// A usage error naming the first option of -sim-model=flow (-lb, -paths, -flow-mtu,
+/// ...) given with another model, which would ignore it.
+llvm::Error checkFlowOptions(const SimModel &chosen);
 llvm::Expected<const SimModel *> chooseSimModel(const Module &m);
 std::vector<std::string> simPipeline(const Module &m);
 

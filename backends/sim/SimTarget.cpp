@@ -183,6 +183,8 @@ llvm::Error runSim(TargetContext &ctx) {
   if (!chosen)
     return chosen.takeError();
   const SimModel *model = *chosen;
+  if (llvm::Error e = checkFlowOptions(*model))
+    return e;
   bool json = false;
   std::string format =
       OptReport.getNumOccurrences() ? std::string(OptReport) : opts::outputFormat();

@@ -376,7 +376,7 @@ TEST(FlowModel, LinksWithoutBandwidthAreNamed) {
   EXPECT_EQ(makespan(r.out), "240220") << r.err;
   r = d.run({"star.yaml", "w.goal", "-sim-model=flow", "-default-bandwidth=fast"});
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("-default-bandwidth=fast: write "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("-default-bandwidth=fast: write a number"), std::string::npos) << r.err;
 }
 
 TEST(FlowModel, UsageErrors) {
@@ -384,6 +384,18 @@ TEST(FlowModel, UsageErrors) {
   RunResult r = d.run({"star.yaml", "w.goal", "-sim-model=flow", "-lb=random"});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err, "infracc: error: -lb=random: the load balancing is ecmp or spray\n");
+  r = d.run({"star.yaml", "w.goal", "-sim-model=flow", "-paths=8"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "infracc: error: -paths sprays over path entropies: it needs -lb=spray\n");
+  r = d.run({"star.yaml", "w.goal", "-sim-model=flow", "-flow-resolution=soon"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("infracc: error: -flow-resolution=soon: write a number"), std::string::npos) << r.err;
+  r = d.run({"star.yaml", "w.goal", "-sim-model=topo", "-lb=spray"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "infracc: error: -lb applies to -sim-model=flow, not to -sim-model=topo\n");
+  r = d.run({"w.goal", "-flow-mtu=4150"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "infracc: error: -flow-mtu applies to -sim-model=flow, not to -sim-model=lgs\n");
   r = d.run({"w.goal", "-sim-model=flow"});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err, "infracc: error: -sim-model=flow needs a fabric (an InfraGraph .yaml/.json "
