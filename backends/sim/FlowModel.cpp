@@ -13,6 +13,9 @@
 //    little-endian uint64; flow = the send op's global index; nodes by id).
 //  * -lb=spray: each flow split evenly over all its shortest paths; a link carries the
 //    share of paths that pass it.
+//  * On a dragonfly (dragonflyGlobalLinks) a global link counts as GlobalWeight hops:
+//    routes take one global link between directly joined groups (its minimal routing),
+//    never two where two would be fewer hops.
 // Capacities are per direction (links are full duplex). Links inside a switch device
 // without a bandwidth (ASIC to port) do not limit; any other link without one is an
 // error unless -default-bandwidth is given. A flow is delivered its path's latency
@@ -44,7 +47,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <queue>
+#include <set>
 
 namespace infracc::sim {
 namespace cl = llvm::cl;
@@ -87,6 +93,9 @@ cl::opt<uint64_t> OptHeader("flow-header", cl::init(64), cl::value_desc("bytes")
                             cl::cat(opts::simCategory()));
 
 constexpr uint32_t Far = ~0u;
+/// A dragonfly's global link counts as this many hops: routes take as few global links
+/// as they can (one between two groups joined directly), then as few hops.
+constexpr uint32_t GlobalWeight = 1u << 16;
 
 /// Directed link of edge e: 2e from its u to its v, 2e + 1 back.
 uint32_t directed(const FabricGraph &g, EdgeId e, NodeId from) {
@@ -325,18 +334,49 @@ public:
       reached_.push_back(chain[i]);
     }
     const uint32_t copy = copy_[dst];
-    for (size_t i = chain.size() - 1; i < reached_.size(); ++i) {
-      NodeId u = reached_[i];
-      if (scope == Scope::Network && u != dst && inHost_[u])
+    auto passes = [&](NodeId u) { return !(scope == Scope::Network && u != dst && inHost_[u]); };
+    auto enters = [&](NodeId v) { return scope != Scope::InsideCopy || copy_[v] == copy; };
+    if (global_.empty()) {   // by hop count: breadth first
+      for (size_t i = chain.size() - 1; i < reached_.size(); ++i) {
+        NodeId u = reached_[i];
+        if (!passes(u))
+          continue;
+        const uint32_t next = dist_[u] + 1;
+        for (const FabricGraph::Adjacent &a : g_.neighbours(u))
+          if (dist_[a.node] == Far && enters(a.node)) {
+            dist_[a.node] = next;
+            reached_.push_back(a.node);
+          }
+      }
+      return;
+    }
+    // Dragonfly: a global link weighs more than any number of others (Dijkstra).
+    using Item = std::pair<uint32_t, NodeId>;
+    std::priority_queue<Item, std::vector<Item>, std::greater<>> q;
+    q.push({dist_[chain.back()], chain.back()});
+    while (!q.empty()) {
+      auto [d, u] = q.top();
+      q.pop();
+      if (d != dist_[u] || !passes(u))
         continue;
-      const uint32_t next = dist_[u] + 1;
-      for (const FabricGraph::Adjacent &a : g_.neighbours(u))
-        if (dist_[a.node] == Far && (scope != Scope::InsideCopy || copy_[a.node] == copy)) {
-          dist_[a.node] = next;
-          reached_.push_back(a.node);
+      for (const FabricGraph::Adjacent &a : g_.neighbours(u)) {
+        if (!enters(a.node))
+          continue;
+        const uint32_t nd = d + weight(a.edge);
+        if (nd < dist_[a.node]) {
+          if (dist_[a.node] == Far)
+            reached_.push_back(a.node);
+          dist_[a.node] = nd;
+          q.push({nd, a.node});
         }
+      }
     }
   }
+
+  void setGlobalLinks(std::vector<uint8_t> global) { global_ = std::move(global); }
+
+  /// A link's length for routes: 1, or GlobalWeight for a dragonfly's global links.
+  uint32_t weight(EdgeId e) const { return global_.empty() || !global_[e] ? 1 : GlobalWeight; }
 
   int64_t hopPs(NodeId from, const FabricGraph::Adjacent &a) const {
     int64_t ps = 0;
@@ -347,7 +387,8 @@ public:
     return ps;
   }
   bool nearer(NodeId u, const FabricGraph::Adjacent &a) const {
-    return dist_[u] != Far && dist_[u] != 0 && dist_[a.node] + 1 == dist_[u] &&
+    return dist_[u] != Far && dist_[u] != 0 && dist_[a.node] != Far &&
+           dist_[a.node] + weight(a.edge) == dist_[u] &&
            (scope_ != Scope::Network || !inHost_[a.node] || a.node == dst_);
   }
   /// Whether a route goes on from u over a: one hop nearer the destination and, inside
@@ -405,32 +446,32 @@ public:
   /// pass it; the latency of the slowest path in ps.
   int64_t sprayShares(NodeId src, std::vector<std::tuple<EdgeId, NodeId, double>> &shares) {
     shares.clear();
-    // Levels of the path DAG from src (each hop one nearer the destination).
+    // The nodes of the path DAG from src, farthest from the destination first (every
+    // edge goes from a larger distance to a smaller: a topological order).
     order_.clear();
     order_.push_back(src);
-    count_[src] = 1;
-    lat_[src] = 0;
-    std::vector<NodeId> level{src}, nextLevel;
     std::vector<uint8_t> &seen = seen_;
     seen.resize(g_.numNodes(), 0);
     seen[src] = 1;
-    while (!level.empty()) {
-      nextLevel.clear();
-      for (NodeId u : level)
-        for (const FabricGraph::Adjacent &a : g_.neighbours(u))
-          if (onward(u, a)) {
-            if (!seen[a.node]) {
-              seen[a.node] = 1;
-              count_[a.node] = 0;
-              lat_[a.node] = 0;
-              nextLevel.push_back(a.node);
-              order_.push_back(a.node);
-            }
-            count_[a.node] += count_[u];
-            lat_[a.node] = std::max(lat_[a.node], lat_[u] + hopPs(u, a));
-          }
-      std::swap(level, nextLevel);
+    for (size_t i = 0; i < order_.size(); ++i) {
+      NodeId u = order_[i];
+      count_[u] = 0;
+      lat_[u] = 0;
+      for (const FabricGraph::Adjacent &a : g_.neighbours(u))
+        if (onward(u, a) && !seen[a.node]) {
+          seen[a.node] = 1;
+          order_.push_back(a.node);
+        }
     }
+    std::stable_sort(order_.begin(), order_.end(),
+                     [&](NodeId x, NodeId y) { return dist_[x] > dist_[y]; });
+    count_[src] = 1;
+    for (NodeId u : order_)
+      for (const FabricGraph::Adjacent &a : g_.neighbours(u))
+        if (onward(u, a)) {
+          count_[a.node] += count_[u];
+          lat_[a.node] = std::max(lat_[a.node], lat_[u] + hopPs(u, a));
+        }
     // Paths from each node on to the destination, backwards.
     for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
       NodeId u = *it;
@@ -468,10 +509,68 @@ private:
   NodeId dst_ = InvalidNode;
   NodeId searched_ = InvalidNode;            // the anchor dist_ was searched from
   std::vector<NodeId> chain_, nextChain_;    // the current destination's chain
+  std::vector<uint8_t> global_;              // per edge: a dragonfly's global link
   std::vector<uint32_t> widestMark_;
   std::vector<double> widest_;
   uint32_t widestEpoch_ = 0;
 };
+
+/// Per edge, whether it is a dragonfly's global link; empty when the fabric is no
+/// dragonfly. A dragonfly: its switches are joined by links of two names, and those of
+/// one name join them into equal full meshes (groups, of two or more switches, two or
+/// more of them); the links of the other name are the global ones.
+std::vector<uint8_t> dragonflyGlobalLinks(const FabricGraph &g) {
+  std::vector<int32_t> switchCopy(g.numDeviceCopies(), -1);
+  for (const auto &inst : g.instances())
+    if (inst.role == InstanceRole::Switch)
+      for (uint64_t c = 0; c < inst.count && inst.nodesPerCopy; ++c)
+        switchCopy[g.deviceCopyOf(NodeId(inst.firstNode + c * inst.nodesPerCopy))] = 1;
+  std::map<std::string, std::vector<EdgeId>> byName;
+  for (EdgeId e = 0; e < g.numEdges(); ++e) {
+    uint32_t a = g.deviceCopyOf(g.edge(e).u), b = g.deviceCopyOf(g.edge(e).v);
+    if (a != b && switchCopy[a] > 0 && switchCopy[b] > 0)
+      byName[g.link(g.edge(e).link).name].push_back(e);
+  }
+  if (byName.size() != 2)
+    return {};
+  for (auto &[name, edges] : byName) {
+    // Groups: the components of this name's links over the switch copies they join.
+    std::map<uint32_t, uint32_t> parent;
+    std::function<uint32_t(uint32_t)> find = [&](uint32_t x) {
+      auto it = parent.try_emplace(x, x).first;
+      return it->second == x ? x : it->second = find(it->second);
+    };
+    std::set<std::pair<uint32_t, uint32_t>> pairs;
+    for (EdgeId e : edges) {
+      uint32_t a = g.deviceCopyOf(g.edge(e).u), b = g.deviceCopyOf(g.edge(e).v);
+      parent[find(a)] = find(b);
+      pairs.insert({std::min(a, b), std::max(a, b)});
+    }
+    std::map<uint32_t, std::vector<uint32_t>> groups;
+    for (auto &[c, p] : parent)
+      groups[find(c)].push_back(c);
+    bool cliques = groups.size() >= 2;
+    const size_t size = groups.begin()->second.size();
+    for (auto &[root, m] : groups) {
+      cliques = cliques && m.size() == size && size >= 2;
+      for (size_t i = 0; i < m.size() && cliques; ++i)
+        for (size_t j = i + 1; j < m.size() && cliques; ++j)
+          cliques = pairs.count({m[i], m[j]}) != 0;
+    }
+    uint32_t switches = 0;
+    for (int32_t c : switchCopy)
+      switches += c > 0;
+    if (!cliques || groups.size() * size != switches)
+      continue;
+    std::vector<uint8_t> global(g.numEdges(), 0);
+    for (auto &[other, list] : byName)
+      if (other != name)
+        for (EdgeId e : list)
+          global[e] = 1;
+    return global;
+  }
+  return {};
+}
 
 /// Where each message's flow runs: (source node, destination node, scope) per send op.
 struct FlowEnds {
@@ -597,6 +696,7 @@ llvm::Expected<std::unique_ptr<LinkCostModel>> makeFlowNetwork(const Module &m,
   net->header_ = OptHeader;
   net->routeOfOp_.assign(s.numOps(), 0);
   Router router(g, std::move(*lat), opts::seed());
+  router.setGlobalLinks(dragonflyGlobalLinks(g));
 
   // By destination and scope: one search each.
   std::vector<uint32_t> order(sends.size());

@@ -427,26 +427,35 @@ TEST(FlowModel, TorusNeighboursDoNotShare) {
 }
 
 TEST(FlowModel, DragonflyRoutesAreMinimal) {
-  // Minimal routing on the default dragonfly (a = 4, p = h = 2, 9 groups): at most
-  // host, local, global, local, host links between two hosts.
+  // The default dragonfly (a = 4 routers per group, p = h = 2, 9 groups, one global
+  // link between every two groups): a route between groups takes exactly one global
+  // link, never two, even where global - global is fewer hops than local - global -
+  // local; within a group one local link at most. Ranks r -> r + 9 (hosts 2 per router).
   std::string w = "num_ranks 72\n";
   for (int r = 0; r < 72; ++r)
     w += "rank " + std::to_string(r) + " {\nl1: send 65536b to " + std::to_string((r + 9) % 72) +
          " tag 0\nl2: recv 65536b from " + std::to_string((r + 63) % 72) + " tag 0\n}\n";
   FlowDir d({{"w.goal", w}});
-  RunResult r = d.run({"-fabric=dragonfly", "w.goal", "-sim-model=flow", "-sim-report=json"});
-  ASSERT_EQ(r.status, 0) << r.err;
-  nlohmann::json j = nlohmann::json::parse(r.out);
-  ASSERT_EQ(j["flows"].size(), 72u);
-  for (const auto &f : j["flows"]) {
-    int fabricLinks = 0;
-    for (const auto &h : f["path"]) {
-      std::string s = h.get<std::string>();
-      // Links between boxes: a server's NIC or a router port at both ends.
-      if (s.find("router") != std::string::npos && s.find("asic") == std::string::npos)
-        ++fabricLinks;
+  for (const char *lb : {"-lb=ecmp", "-lb=spray"}) {
+    RunResult r = d.run({"-fabric=dragonfly", "w.goal", "-sim-model=flow", lb, "-sim-report=json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["flows"].size(), 72u);
+    auto router = [](const std::string &n) { return std::stoi(n.substr(7)); };   // router.N.port.M
+    for (const auto &f : j["flows"]) {
+      double global = 0, local = 0;
+      for (const auto &h : f["path"]) {
+        std::string link = h.is_string() ? h.get<std::string>() : h["link"].get<std::string>();
+        double share = h.is_string() ? 1.0 : h["share"].get<double>();
+        std::string a = link.substr(0, link.find(" -> ")), b = link.substr(link.find(" -> ") + 4);
+        if (a.rfind("router.", 0) != 0 || b.rfind("router.", 0) != 0 || router(a) == router(b))
+          continue;
+        (router(a) / 4 == router(b) / 4 ? local : global) += share;
+      }
+      int from = f["rank"].get<int>() / 8, to = f["to_rank"].get<int>() / 8;   // groups
+      EXPECT_NEAR(global, from == to ? 0 : 1, 1e-9) << lb << " " << f.dump();
+      EXPECT_LE(local, 2 + 1e-9) << lb << " " << f.dump();
     }
-    EXPECT_LE(fabricLinks, 5) << f.dump();
   }
 }
 
