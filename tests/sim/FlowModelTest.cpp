@@ -207,6 +207,22 @@ TEST(FlowModel, TwoFlowsIntoOneHostShareItsLinkThenTheLongerSpeedsUp) {
       << r.out;
 }
 
+TEST(FlowModel, SwitchLatencyFromTheOptionOrAnAnnotation) {
+  // The star's one switch adds its latency once: 220 + 300 ns on top of the sharing.
+  FlowDir d({{"star.yaml", Star}, {"w.goal", TwoToOne}});
+  RunResult r = d.run({"star.yaml", "w.goal", "-sim-model=flow", "-sim-o=0", "-g", "0",
+                       "-switch-latency=300", "-sim-batch"});
+  EXPECT_EQ(makespan(r.out), "240520") << r.err;
+  std::string annotated = "infrastructure:\n";
+  for (llvm::StringRef line : llvm::split(llvm::StringRef(Star).rtrim('\n'), '\n'))
+    annotated += "  " + line.str() + "\n";
+  annotated += "annotations:\n  nodes:\n  - name: sw\n    attributes: [{attribute: "
+               "switch_latency, value: 450ns}]\n";
+  FlowDir a({{"star.yaml", annotated}, {"w.goal", TwoToOne}});
+  r = a.run({"star.yaml", "w.goal", "-sim-model=flow", "-sim-o=0", "-g", "0", "-sim-batch"});
+  EXPECT_EQ(makespan(r.out), "240670") << r.err;
+}
+
 TEST(FlowModel, ParkingLotGetsTheMaxMinRates) {
   // A: 0 -> 4 over both trunks; B: 1 -> 2 over sw0-sw1; C: 3 -> 5 and D: 2 -> 5 over
   // sw1-sw2. The 40 Gb/s trunk (5 bytes/ns) is the bottleneck: A, C, D get 5/3 each;
