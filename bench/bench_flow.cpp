@@ -10,7 +10,7 @@
 // and, for the set-up cost, the same with -sim-model=topo (placement, paths, no
 // sharing).
 //
-//   build/bench_flow [-on=SPEC ...] [-count=N ...] [-in-flight=1] [-message-bytes=1048576]
+//   build/bench_flow [-on=SPEC ...] [-count=N ...] [-in-flight=1] [-ranks=N] [-message-bytes=1048576]
 //                    [-balance=ecmp|spray] [-resolution=0 -resolution=10us ...]
 //                    [-work-dir=/tmp/bench_flow]
 // (option names differ from infracc's, whose options the program links in)
@@ -41,6 +41,9 @@ static cl::list<std::string> Fabrics("on", cl::desc("Fabric blueprints (default:
 static cl::list<uint64_t> Flows("count", cl::desc("Flow counts (default 10000 100000 1000000)"));
 static cl::opt<unsigned> Window("in-flight", cl::init(1),
                                 cl::desc("Sends in flight per rank (default 1)"));
+static cl::opt<uint64_t> MaxRanks("ranks", cl::init(0),
+                                  cl::desc("Use at most this many ranks (default: every "
+                                           "endpoint); flows in flight = ranks x in-flight"));
 static cl::opt<uint64_t> Bytes("message-bytes", cl::init(1 << 20),
                                cl::desc("Message size in bytes (default 1 MiB)"));
 static cl::opt<std::string> Lb("balance", cl::init("ecmp"), cl::desc("ecmp or spray (default ecmp)"));
@@ -167,7 +170,7 @@ int main(int argc, char **argv) {
     llvm::outs() << fmt::format("{}: {} endpoints, {} B messages, window {}, -lb={}\n", fabric,
                                 hosts, uint64_t(Bytes), unsigned(Window), Lb.getValue());
     for (uint64_t flows : counts) {
-      uint64_t P = std::min(hosts, flows);
+      uint64_t P = std::min(MaxRanks ? std::min<uint64_t>(MaxRanks, hosts) : hosts, flows);
       uint64_t rounds = (flows + P - 1) / P;
       std::string goal = Dir + "/w.goal";
       writeWorkload(goal, P, rounds);
