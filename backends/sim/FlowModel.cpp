@@ -87,6 +87,11 @@ cl::opt<uint64_t> OptMtu("flow-mtu", cl::init(0), cl::value_desc("bytes"),
                                   "message's first packet is stored and forwarded at every "
                                   "link (default 0: a pure fluid, no packets)"),
                          cl::cat(opts::simCategory()));
+cl::opt<uint64_t> OptAck("flow-ack", cl::init(0), cl::value_desc("bytes"),
+                         cl::desc("-sim-model=flow with -flow-mtu: bytes of acknowledgement "
+                                  "each packet sends back along its route, sharing the links "
+                                  "of the other direction (default 0)"),
+                         cl::cat(opts::simCategory()));
 cl::opt<uint64_t> OptHeader("flow-header", cl::init(64), cl::value_desc("bytes"),
                             cl::desc("-sim-model=flow: header bytes of each packet with "
                                      "-flow-mtu (default 64, as htsim's EQDS)"),
@@ -597,6 +602,12 @@ llvm::Expected<std::unique_ptr<LinkCostModel>> makeFlowNetwork(const Module &m,
   if (OptHeader.getNumOccurrences() && !OptMtu.getNumOccurrences())
     return usageError("-flow-header is the header of the packets -flow-mtu sets: give "
                       "-flow-mtu too");
+  if (OptAck.getNumOccurrences() && !OptMtu.getNumOccurrences())
+    return usageError("-flow-ack is what each packet of -flow-mtu sends back: give "
+                      "-flow-mtu too");
+  if (OptAck >= OptMtu && OptMtu)
+    return usageError(fmt::format("-flow-ack={} must be smaller than the packet (-flow-mtu={})",
+                                  uint64_t(OptAck), uint64_t(OptMtu)));
   std::optional<double> defaultBytesPerNs;
   if (OptDefaultBandwidth.getNumOccurrences()) {
     auto bw = parseBandwidth(OptDefaultBandwidth);
@@ -727,12 +738,18 @@ llvm::Expected<std::unique_ptr<LinkCostModel>> makeFlowNetwork(const Module &m,
   std::vector<std::pair<EdgeId, NodeId>> path;
   std::vector<std::tuple<EdgeId, NodeId, double>> shares;
   auto internRoute = [&](int64_t ps) {
-    std::sort(hops.begin(), hops.end(), [](auto &a, auto &b) { return a.link < b.link; });
     // With packets, the first one is stored and forwarded at each link (a sprayed flow:
-    // the mean over its paths).
-    if (OptMtu)
-      for (const RouteHop &h : hops)
+    // the mean over its paths), and each one's acknowledgement comes back the same way.
+    if (OptMtu) {
+      const size_t forward = hops.size();
+      for (size_t i = 0; i < forward; ++i) {
+        const RouteHop h = hops[i];
         ps += static_cast<int64_t>(std::llround(h.weight * double(OptMtu) / capacity[h.link] * 1e3));
+        if (OptAck)
+          hops.push_back({h.link ^ 1u, h.weight * double(OptAck) / double(OptMtu)});
+      }
+    }
+    std::sort(hops.begin(), hops.end(), [](auto &a, auto &b) { return a.link < b.link; });
     uint64_t ns = static_cast<uint64_t>((ps + 500) / 1000);
     // Routes of equal hops and latency are one route.
     hops.push_back({~0u, double(ns) + 1});   // the latency as a sentinel hop in the key
@@ -873,7 +890,8 @@ llvm::Error checkFlowOptions(const SimModel &chosen) {
   if (chosen.name == "flow")
     return llvm::Error::success();
   for (const cl::Option *o : std::initializer_list<const cl::Option *>{
-           &OptLb, &OptPaths, &OptDefaultBandwidth, &OptResolution, &OptMtu, &OptHeader})
+           &OptLb, &OptPaths, &OptDefaultBandwidth, &OptResolution, &OptMtu, &OptHeader,
+           &OptAck})
     if (o->getNumOccurrences())
       return usageError(fmt::format("-{} applies to -sim-model=flow, not to -sim-model={}",
                                     o->ArgStr.str(), chosen.name));

@@ -370,6 +370,34 @@ rank 2 {
                    "(-flow-header=64)\n");
 }
 
+TEST(FlowModel, AcknowledgementsShareTheOtherDirection) {
+  // Ranks 0 and 2 send each other 1 MB in 1064-byte packets (1000 bytes of payload)
+  // with 64 bytes of acknowledgement per packet: each direction of a link carries one
+  // flow's 1,064,000 bytes at r and the other's acknowledgements at r * 64/1064, so
+  // r = 12.5 * 1064/1128 bytes/ns and both drain at 1000 * 1128 / 12.5 = 90240 ns;
+  // + 220 ns of links + 170 ns storing the first packet on the two access links.
+  const char *w = R"(num_ranks 3
+rank 0 {
+s: send 1000000b to 2 tag 0
+r: recv 1000000b from 2 tag 0
+}
+rank 1 {
+}
+rank 2 {
+s: send 1000000b to 0 tag 0
+r: recv 1000000b from 0 tag 0
+}
+)";
+  FlowDir d({{"star.yaml", Star}, {"w.goal", w}});
+  RunResult r = d.run({"star.yaml", "w.goal", "-sim-model=flow", "-sim-o=0", "-g", "0",
+                       "-flow-mtu=1064", "-flow-ack=64", "-sim-batch"});
+  EXPECT_EQ(makespan(r.out), "90630") << r.err;
+  r = d.run({"star.yaml", "w.goal", "-sim-model=flow", "-flow-ack=64"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "infracc: error: -flow-ack is what each packet of -flow-mtu sends back: give "
+                   "-flow-mtu too\n");
+}
+
 TEST(FlowModel, LinksWithoutBandwidthAreNamed) {
   std::string noBandwidth = Star;
   noBandwidth.replace(noBandwidth.find("    bandwidth: {choice: gigabits_per_second, "
