@@ -57,6 +57,7 @@ public:
   /// Flows that start in between wait for the next recomputation (they send nothing
   /// until then); a drained flow's bandwidth goes to the others at the next one.
   void setResolution(double ns) { resolution_ = ns; }
+  double resolution() const { return resolution_; }
 
   /// Per-flow records (start, drain, bytes, route) are kept when asked before any start.
   struct FlowRecord {
