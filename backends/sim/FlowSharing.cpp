@@ -106,6 +106,7 @@ void FlowSharing::join(const Pending &p, double now) {
   fl = Flow{p.token, p.id, p.route, p.time, p.bytes, p.latency, double(p.bytes), 0, now, Never,
             fl.version + 1, fl.mark, false};
   startSeq_[f] = p.seq;
+  joined_.push_back(f);
   peakActive_ = std::max(peakActive_, ++active_);
   for (const RouteHop &h : hops) {
     onLink_[h.link].push_back(f);
@@ -120,6 +121,7 @@ void FlowSharing::leave(uint32_t f, double now) {
     records_.push_back({fl.id, fl.route, fl.start, fl.bytes, fl.latency, fl.finish});
   if (fl.bytes != 0)
     for (const RouteHop &h : route(fl.route)) {
+      load_[h.link] -= h.weight * fl.rate;
       std::vector<uint32_t> &v = onLink_[h.link];
       auto it = std::find(v.begin(), v.end(), f);
       assert(it != v.end());
@@ -140,6 +142,7 @@ void FlowSharing::advance(llvm::function_ref<void(uint32_t, uint64_t)> deliver) 
   // Flows that drained at this instant leave first, then the flows starting join.
   const double end = instantEnd(now);
   done_.clear();
+  joined_.clear();
   while (settleTop() && drains_.top().time <= end) {
     Drain d = drains_.top();
     drains_.pop();
@@ -153,7 +156,13 @@ void FlowSharing::advance(llvm::function_ref<void(uint32_t, uint64_t)> deliver) 
     join(p, now);
   }
   if (!seeds_.empty() && now >= lastRecompute_ + resolution_) {
-    recompute(now);
+    if (resolution_ == 0 && done_.empty() && joinAlone(now)) {
+      for (uint32_t l : seeds_)
+        seeded_[l] = 0;
+      seeds_.clear();
+    } else {
+      recompute(now);
+    }
     lastRecompute_ = now;
   }
   for (const Done &d : done_)
@@ -161,6 +170,44 @@ void FlowSharing::advance(llvm::function_ref<void(uint32_t, uint64_t)> deliver) 
   for (const Done &d : immediate_)
     deliver(d.token, static_cast<uint64_t>(std::llround(std::max(0.0, d.drained))) + d.latency);
   immediate_.clear();
+}
+
+// Flows that only start (none ends) often leave everybody else's rate as it is: a new
+// flow whose links all have spare capacity takes the smallest spare (in its weights) and
+// is max-min fair if no flow on that link, its bottleneck, has a larger rate. Every other
+// flow keeps its bottleneck (the new flow passes no saturated link), so this is the
+// allocation progressive filling would give, without the component's recomputation.
+bool FlowSharing::joinAlone(double now) {
+  for (uint32_t f : joined_) {
+    Flow &fl = flows_[f];
+    double rate = Never;
+    uint32_t bottleneck = ~0u;
+    for (const RouteHop &h : route(fl.route)) {
+      if (capacity_[h.link] == Never)
+        continue;
+      const double spare = capacity_[h.link] - load_[h.link];
+      if (!(spare > capacity_[h.link] * 1e-9))
+        return false;
+      if (spare / h.weight < rate) {
+        rate = spare / h.weight;
+        bottleneck = h.link;
+      }
+    }
+    if (bottleneck == ~0u)
+      return false;
+    for (uint32_t g : onLink_[bottleneck])
+      if (g != f && flows_[g].rate > rate * (1 + 1e-12))
+        return false;
+    fl.rate = rate;
+    for (const RouteHop &h : route(fl.route))
+      load_[h.link] += h.weight * rate;
+    fl.since = now;
+    fl.finish = now + fl.remaining / rate;
+    drains_.push({fl.finish, startSeq_[f], f, fl.version});
+    ++rateUpdates_;
+    ++alone_;
+  }
+  return true;
 }
 
 void FlowSharing::recompute(double now) {

@@ -78,6 +78,8 @@ public:
   uint64_t flowsStarted() const { return started_; }
   uint64_t peakFlowsInFlight() const { return peakActive_; }
   uint64_t recomputations() const { return recomputations_; }
+  /// Starts that needed no recomputation (FlowSharing.cpp, joinAlone).
+  uint64_t startsAlone() const { return alone_; }
   uint64_t flowRateUpdates() const { return rateUpdates_; }
 
 private:
@@ -114,6 +116,7 @@ private:
   };
 
   bool settleTop();
+  bool joinAlone(double now);
   void join(const Pending &p, double now);
   void leave(uint32_t f, double now);
   void recompute(double now);
@@ -138,6 +141,7 @@ private:
     uint64_t latency;
   };
   std::vector<Done> done_, immediate_;
+  std::vector<uint32_t> joined_;   // flows that joined in this step
   uint32_t epoch_ = 0;
 
   std::priority_queue<Pending, std::vector<Pending>, std::greater<>> pending_;
@@ -157,7 +161,8 @@ private:
   std::vector<LinkStats> stats_;
   std::vector<uint32_t> count_;
   std::vector<double> busySince_;
-  uint64_t started_ = 0, active_ = 0, peakActive_ = 0, recomputations_ = 0, rateUpdates_ = 0;
+  uint64_t started_ = 0, active_ = 0, peakActive_ = 0, recomputations_ = 0, rateUpdates_ = 0,
+           alone_ = 0;
 };
 
 } // namespace infracc::sim
