@@ -128,3 +128,34 @@ TEST(FlowSharing, LinkStatistics) {
   EXPECT_EQ(st.peakFlows, 2u);
   EXPECT_EQ(fs.peakFlowsInFlight(), 2u);
 }
+
+TEST(FlowSharing, AStartWithSpareCapacityNeedsNoRecomputation) {
+  // Link 0 (10 bytes/ns), link 1 (4): A over both runs at 4, leaving 6 on link 0. B
+  // starts on link 0 at 100: it takes the 6 without touching A (A, at 4, is not faster
+  // than B on B's bottleneck): 600 bytes drain at 200; A's 4000 at 1000.
+  FlowSharing fs({10.0, 4.0});
+  uint32_t both = fs.addRoute({{0, 1.0}, {1, 1.0}});
+  uint32_t first = fs.addRoute({{0, 1.0}});
+  fs.start(1, 1, both, 0, 4000, 0);
+  fs.start(2, 2, first, 100, 600, 0);
+  auto d = runAll(fs);
+  EXPECT_EQ(d[2], 200u);
+  EXPECT_EQ(d[1], 1000u);
+  EXPECT_EQ(fs.startsAlone(), 2u);   // A on idle links too
+}
+
+TEST(FlowSharing, AStartThatWouldBeSlowerThanItsNeighbourIsRecomputed) {
+  // Link 1 is 8 bytes/ns: A runs at 8, leaving 2 on link 0. B alone would get 2 while A
+  // has 8 on the same link, which is not max-min: both get 5. B's 1000 bytes drain at
+  // 100 + 200 = 300; A sent 800 by 100, then 5 until 300 (1000 more), then 8: its 4000
+  // bytes drain at 300 + 2200/8 = 575.
+  FlowSharing fs({10.0, 8.0});
+  uint32_t both = fs.addRoute({{0, 1.0}, {1, 1.0}});
+  uint32_t first = fs.addRoute({{0, 1.0}});
+  fs.start(1, 1, both, 0, 4000, 0);
+  fs.start(2, 2, first, 100, 1000, 0);
+  auto d = runAll(fs);
+  EXPECT_EQ(d[2], 300u);
+  EXPECT_EQ(d[1], 575u);
+  EXPECT_EQ(fs.startsAlone(), 1u);   // A's start only
+}
