@@ -154,14 +154,12 @@ public:
     NodeId from = d % 2 ? e.v : e.u, to = d % 2 ? e.u : e.v;
     return g_.name(from) + " -> " + g_.name(to);
   }
-  double capacity(uint32_t d) const { return capacity_[d]; }
 
   const FabricGraph &g_;
   FlowSharing sharing_;
   bool spray_;
   std::vector<uint32_t> routeOfOp_;   // per global op (sends)
   std::vector<uint64_t> latency_;     // per route, ns
-  std::vector<double> capacity_;      // per directed link, bytes/ns (for reports)
 };
 
 void FlowNetwork::report(nlohmann::json &out, const Schedule &s, uint64_t makespan) const {
@@ -194,12 +192,12 @@ void FlowNetwork::report(nlohmann::json &out, const Schedule &s, uint64_t makesp
     if (st[d].peakFlows == 0)
       continue;
     links.push_back({{"link", linkName(d)},
-                     {"capacity_bytes_per_ns", capacity_[d]},
+                     {"capacity_bytes_per_ns", sharing_.capacity(d)},
                      {"bytes", st[d].bytes},
                      {"busy_ns", st[d].busy},
                      {"busy_fraction", makespan ? st[d].busy / double(makespan) : 0.0},
                      {"utilisation",
-                      makespan ? st[d].bytes / (capacity_[d] * double(makespan)) : 0.0},
+                      makespan ? st[d].bytes / (sharing_.capacity(d) * double(makespan)) : 0.0},
                      {"peak_flows", st[d].peakFlows}});
   }
   out["flow_model"] = {{"lb", spray_ ? "spray" : "ecmp"},
@@ -219,7 +217,7 @@ void FlowNetwork::printStats(llvm::raw_ostream &os, uint64_t makespan) const {
   for (uint32_t d = 0; d < st.size(); ++d)
     if (st[d].peakFlows)
       used.push_back(d);
-  auto util = [&](uint32_t d) { return st[d].bytes / capacity_[d]; };
+  auto util = [&](uint32_t d) { return st[d].bytes / sharing_.capacity(d); };
   std::stable_sort(used.begin(), used.end(), [&](uint32_t a, uint32_t b) { return util(a) > util(b); });
   if (lateStarts_)
     os << fmt::format("flow model: {} messages were sent from a CPU whose clock lagged the "
@@ -530,12 +528,18 @@ private:
 /// dragonfly. A dragonfly: its switches are joined by links of two names, and those of
 /// one name join them into equal full meshes (groups, of two or more switches, two or
 /// more of them); the links of the other name are the global ones.
-std::vector<uint8_t> dragonflyGlobalLinks(const FabricGraph &g) {
-  std::vector<int32_t> switchCopy(g.numDeviceCopies(), -1);
+/// Per device copy: whether it is a copy of a switch instance.
+std::vector<uint8_t> switchCopies(const FabricGraph &g) {
+  std::vector<uint8_t> isSwitch(g.numDeviceCopies(), 0);
   for (const auto &inst : g.instances())
     if (inst.role == InstanceRole::Switch)
       for (uint64_t c = 0; c < inst.count && inst.nodesPerCopy; ++c)
-        switchCopy[g.deviceCopyOf(NodeId(inst.firstNode + c * inst.nodesPerCopy))] = 1;
+        isSwitch[g.deviceCopyOf(NodeId(inst.firstNode + c * inst.nodesPerCopy))] = 1;
+  return isSwitch;
+}
+
+std::vector<uint8_t> dragonflyGlobalLinks(const FabricGraph &g) {
+  const std::vector<uint8_t> switchCopy = switchCopies(g);
   std::map<std::string, std::vector<EdgeId>> byName;
   for (EdgeId e = 0; e < g.numEdges(); ++e) {
     uint32_t a = g.deviceCopyOf(g.edge(e).u), b = g.deviceCopyOf(g.edge(e).v);
@@ -569,8 +573,8 @@ std::vector<uint8_t> dragonflyGlobalLinks(const FabricGraph &g) {
           cliques = pairs.count({m[i], m[j]}) != 0;
     }
     uint32_t switches = 0;
-    for (int32_t c : switchCopy)
-      switches += c > 0;
+    for (uint8_t c : switchCopy)
+      switches += c;
     if (!cliques || groups.size() * size != switches)
       continue;
     std::vector<uint8_t> global(g.numEdges(), 0);
@@ -673,11 +677,7 @@ llvm::Expected<std::unique_ptr<LinkCostModel>> makeFlowNetwork(const Module &m,
   std::vector<double> capacity(2 * size_t(g.numEdges()), FlowSharing::Never);
   std::vector<uint8_t> bare(g.numEdges(), 0);   // no bandwidth and not inside a switch
   {
-    std::vector<uint8_t> switchCopy(g.numDeviceCopies(), 0);
-    for (const auto &inst : g.instances())
-      if (inst.role == InstanceRole::Switch)
-        for (uint64_t c = 0; c < inst.count && inst.nodesPerCopy; ++c)
-          switchCopy[g.deviceCopyOf(NodeId(inst.firstNode + c * inst.nodesPerCopy))] = 1;
+    const std::vector<uint8_t> switchCopy = switchCopies(g);
     for (EdgeId e = 0; e < g.numEdges(); ++e) {
       const FabricGraph::EdgeRec &er = g.edge(e);
       const auto &bw = g.link(er.link).bandwidth;
@@ -708,7 +708,6 @@ llvm::Expected<std::unique_ptr<LinkCostModel>> makeFlowNetwork(const Module &m,
   }
   auto net = std::make_unique<FlowNetwork>(g, capacity, OptLb == "spray");
   net->sharing_.setResolution(resolutionNs);
-  net->capacity_ = capacity;
   net->mtu_ = OptMtu;
   net->header_ = OptHeader;
   net->routeOfOp_.assign(s.numOps(), 0);

@@ -36,6 +36,8 @@ public:
 
   /// Registers a route (hops on distinct links); returns its id.
   uint32_t addRoute(llvm::ArrayRef<RouteHop> hops);
+  /// Bytes per ns of directed link l.
+  double capacity(uint32_t l) const { return capacity_[l]; }
   llvm::ArrayRef<RouteHop> route(uint32_t id) const {
     return {hops_.data() + routeBegin_[id], hops_.data() + routeBegin_[id + 1]};
   }
