@@ -1,7 +1,9 @@
 #include "blueprints/Build.h"
 
 #include "blueprints/Params.h"
+#include "ir/FabricGraph.h"
 #include "support/Diagnostics.h"
+#include "support/Limits.h"
 
 #include <llvm/ADT/StringExtras.h>
 
@@ -313,6 +315,14 @@ bool FabricBuilder::checkSize(ParamReader &r) {
       parts.push_back(fmt::format("{} x {}", i.count, i.name));
     r.error(fmt::format("the fabric would have {}, i.e. {:.4g} nodes; at most {} are supported",
                         llvm::join(parts, ", "), static_cast<double>(total), MaxNodes));
+    return false;
+  }
+  // Before the edge records are generated: they grow with the fabric, and the expansion
+  // would refuse it later anyway.
+  if (std::optional<std::string> msg = exceedsMemory(
+          fmt::format("the fabric's {} nodes", uint64_t(total)), uint64_t(total),
+          FabricBytesPerNode)) {
+    r.error(*msg);
     return false;
   }
   return true;

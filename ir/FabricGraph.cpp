@@ -290,9 +290,7 @@ private:
     else
       diags_.error(defs_->origin, msg);
   }
-  // Resident bytes per expanded node and, at the peak of deduplication, per edge (the
-  // expansion of a k=64 fat tree measured 56-58 B per node).
-  static constexpr uint64_t BytesPerNode = 64, BytesPerEdge = 40;
+  static constexpr uint64_t BytesPerNode = FabricBytesPerNode, BytesPerEdge = FabricBytesPerEdge;
   /// False, with an error at `loc`, when `count` items would not fit in -max-memory.
   bool fits(llvm::SMLoc loc, llvm::StringRef what, uint64_t count, uint64_t bytesEach) {
     if (std::optional<std::string> msg = exceedsMemory(what, count, bytesEach)) {

@@ -25,6 +25,9 @@ using EdgeId = uint32_t;
 using LinkId = uint32_t;
 inline constexpr NodeId InvalidNode = ~NodeId(0);
 inline constexpr LinkId InvalidLink = ~LinkId(0);
+/// Resident bytes per expanded node and, at the peak of deduplication, per edge (the
+/// expansion of a k=64 fat tree measured 56-58 B per node): the -max-memory checks.
+inline constexpr uint64_t FabricBytesPerNode = 64, FabricBytesPerEdge = 40;
 
 /// What a device instance is, as far as the rest of the program cares.
 enum class InstanceRole : uint8_t { Host, Switch, Other };

@@ -39,9 +39,17 @@ TEST(Limits, FabricLargerThanMaxMemoryIsRefusedBeforeExpansion) {
   RunResult r = runInfracc({"-fabric=clos:radix=1024,levels=2", "-max-memory=200M", "-emit=stats"});
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, "-fabric: error: the fabric's 3671552 nodes would need about 224.1 MiB "
-                   "(3671552 x 64 bytes), more than -max-memory (200.0 MiB); raise it with "
-                   "-max-memory=\n");
+  // The blueprint checks before it generates the edge records, pointing at its text.
+  EXPECT_EQ(r.err, "<command line>:1:9: error: the fabric's 3671552 nodes would need about "
+                   "224.1 MiB (3671552 x 64 bytes), more than -max-memory (200.0 MiB); raise "
+                   "it with -max-memory=\n-fabric=clos:radix=1024,levels=2\n        ^\n");
+  // Found by the blueprint fuzz target: 1105 groups of 552 routers passed the 32-bit node
+  // check, and their 1.2 M edge records took 1.5 GB before the expansion could refuse them.
+  r = runInfracc({"-fabric=dragonfly:a=552", "-max-memory=8M", "-emit=digest"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "<command line>:1:9: error: the fabric's 344017440 nodes would need about "
+                   "20.5 GiB (344017440 x 64 bytes), more than -max-memory (8.0 MiB); raise it "
+                   "with -max-memory=\n-fabric=dragonfly:a=552\n        ^\n");
   // A smaller one fits.
   r = runInfracc({"-fabric=clos:radix=64,levels=2", "-max-memory=200M", "-emit=digest"});
   EXPECT_EQ(r.status, 0) << r.err;
