@@ -396,8 +396,103 @@ std::vector<std::pair<uint64_t, uint64_t>> codesFatTreeLinks(uint32_t levels, ui
   return links;
 }
 
+// Servers of a multi-plane fat tree (ft_type 2): every host NIC hangs off one leaf; the
+// NICs of a leaf are its terminals in node order, and terminal j of leaf l must be on the
+// same host in every plane (CODES's rails of one terminal are one node's NICs). Every
+// endpoint sends through its nearest NIC (ir/AttachPoints.h), every NIC serving the same
+// number m of endpoints; model-net gives server offset o of a leaf's repetition NIC
+// o % (h*R), NIC offset j*R + r being terminal j on rail r (fattree.c), so endpoint k of
+// NIC (l, j, r) is server l*m*h*R + k*h*R + j*R + r.
+struct PlaneTerminals {
+  uint32_t perLeaf = 0, perNic = 0;   // h, m
+  std::optional<double> bps;
+  std::vector<uint32_t> serverOfEndpoint;
+};
+std::optional<PlaneTerminals> planeTerminals(const FabricGraph &g, const FabricStructure &st,
+                                             const std::vector<uint32_t> &planeOf,
+                                             const std::vector<uint32_t> &indexOf, uint32_t R,
+                                             uint32_t L, std::string &why) {
+  AttachPoints ap(g);
+  // Per (plane, leaf): the host NICs on it, in node order; per NIC its (r, l, j).
+  std::vector<std::vector<NodeId>> nicsOn(size_t(R) * L);
+  llvm::DenseMap<NodeId, std::array<uint32_t, 3>> place;
+  PlaneTerminals t;
+  for (NodeId a : ap.all()) {
+    if (st.copyTier[g.deviceCopyOf(a)] >= 0)
+      continue;   // a switch's port
+    std::set<uint32_t> leaves;
+    for (auto adj : g.neighbours(a))
+      if (uint32_t c = g.deviceCopyOf(adj.node); st.copyTier[c] == 0) {
+        leaves.insert(c);
+        if (const auto &bw = g.link(g.edge(adj.edge).link).bandwidth)
+          t.bps = t.bps ? std::min(*t.bps, bw->bitsPerSecond) : bw->bitsPerSecond;
+      }
+    if (leaves.size() != 1) {
+      why = fmt::format("{} is on {} leaves; a NIC of CODES's multi-rail fat tree hangs off one",
+                        g.name(a), leaves.size());
+      return std::nullopt;
+    }
+    const uint32_t c = *leaves.begin(), r = planeOf[c], l = indexOf[c];
+    auto &on = nicsOn[size_t(r) * L + l];
+    place[a] = {r, l, uint32_t(on.size())};
+    on.push_back(a);
+  }
+  t.perLeaf = uint32_t(nicsOn[0].size());
+  for (uint32_t l = 0; l < L; ++l)
+    for (uint32_t r = 0; r < R; ++r) {
+      const auto &on = nicsOn[size_t(r) * L + l];
+      if (on.size() != t.perLeaf || on.empty()) {
+        why = "its leaves have different numbers of NICs";
+        return std::nullopt;
+      }
+      for (uint32_t j = 0; j < t.perLeaf; ++j)
+        if (g.deviceCopyOf(on[j]) != g.deviceCopyOf(nicsOn[l][j])) {
+          why = fmt::format("NIC {} of leaf {} is {} in plane 0 but {} in plane {}: CODES's "
+                            "rails of a terminal are the NICs of one host",
+                            j, l, g.name(nicsOn[l][j]), g.name(on[j]), r);
+          return std::nullopt;
+        }
+    }
+  const auto eps = g.endpoints();
+  llvm::DenseMap<NodeId, std::vector<uint32_t>> servedBy;
+  for (uint32_t i = 0; i < eps.size(); ++i) {
+    NodeId nic = ap.nearest(eps[i]);
+    if (nic == InvalidNode || !place.count(nic)) {
+      why = fmt::format("{} reaches no NIC of its host", g.name(eps[i]));
+      return std::nullopt;
+    }
+    servedBy[nic].push_back(i);
+  }
+  // NICs in node order, so that the one named below does not depend on hashing.
+  std::vector<NodeId> nics;
+  for (const auto &on : nicsOn)
+    nics.insert(nics.end(), on.begin(), on.end());
+  std::sort(nics.begin(), nics.end());
+  auto served = [&](NodeId nic) -> llvm::ArrayRef<uint32_t> {
+    auto it = servedBy.find(nic);
+    return it == servedBy.end() ? llvm::ArrayRef<uint32_t>() : llvm::ArrayRef(it->second);
+  };
+  t.perNic = uint32_t(served(nics[0]).size());
+  t.serverOfEndpoint.assign(eps.size(), 0);
+  const uint32_t hR = t.perLeaf * R;
+  for (NodeId nic : nics) {
+    auto on = served(nic);
+    if (on.size() != t.perNic) {
+      why = fmt::format("{} sends for {} endpoint(s) and {} for {}; CODES gives every NIC of a "
+                        "multi-rail fat tree the same number of servers",
+                        g.name(nics[0]), t.perNic, g.name(nic), on.size());
+      return std::nullopt;
+    }
+    auto [r, l, j] = place[nic];
+    for (uint32_t k = 0; k < t.perNic; ++k)
+      t.serverOfEndpoint[on[k]] = l * t.perNic * hR + k * hR + j * R + r;
+  }
+  return t;
+}
+
 // A two- or three-tier fabric wired exactly as CODES's fat tree for some radix and
-// tapering; nullopt with the reason.
+// tapering, or several disjoint copies of one (planes: CODES's rails); nullopt with the
+// reason.
 std::optional<CodesNetwork> fatTreeNetwork(const FabricGraph &g, const std::vector<int64_t> &switchPs,
                                            std::string &why) {
   auto fail = [&](const std::string &msg) -> std::optional<CodesNetwork> {
@@ -411,14 +506,48 @@ std::optional<CodesNetwork> fatTreeNetwork(const FabricGraph &g, const std::vect
   const uint32_t levels = uint32_t(st.tiers.size());
   if (levels != 2 && levels != 3)
     return fail(fmt::format("{} switch tier(s); CODES's fat tree has two or three", levels));
-  // Switches of each tier in copy order.
-  std::vector<uint32_t> indexOf(g.numDeviceCopies(), ~0u);
-  std::array<uint32_t, 3> have{0, 0, 0};
-  for (uint32_t c = 0; c < g.numDeviceCopies(); ++c)
+  // Planes: the connected parts of the switch-to-switch links, numbered by first copy.
+  const uint32_t copies = g.numDeviceCopies();
+  std::vector<std::vector<uint32_t>> switchNbrs(copies);
+  for (const auto &e : g.edges()) {
+    uint32_t cu = g.deviceCopyOf(e.u), cv = g.deviceCopyOf(e.v);
+    if (cu != cv && st.copyTier[cu] >= 0 && st.copyTier[cv] >= 0) {
+      switchNbrs[cu].push_back(cv);
+      switchNbrs[cv].push_back(cu);
+    }
+  }
+  std::vector<uint32_t> planeOf(copies, ~0u);
+  uint32_t R = 0;
+  for (uint32_t c = 0; c < copies; ++c) {
+    if (st.copyTier[c] < 0 || planeOf[c] != ~0u)
+      continue;
+    std::vector<uint32_t> stack{c};
+    planeOf[c] = R;
+    while (!stack.empty()) {
+      uint32_t x = stack.back();
+      stack.pop_back();
+      for (uint32_t y : switchNbrs[x])
+        if (planeOf[y] == ~0u) {
+          planeOf[y] = R;
+          stack.push_back(y);
+        }
+    }
+    ++R;
+  }
+  // Switches of each tier of each plane in copy order.
+  std::vector<uint32_t> indexOf(copies, ~0u);
+  std::vector<std::array<uint32_t, 3>> have(R, {0, 0, 0});
+  for (uint32_t c = 0; c < copies; ++c)
     if (st.copyTier[c] >= 0 && st.copyTier[c] < 3)
-      indexOf[c] = have[st.copyTier[c]]++;
-  const uint32_t L = have[0];
-  std::vector<std::pair<uint64_t, uint64_t>> links;
+      indexOf[c] = have[planeOf[c]][st.copyTier[c]]++;
+  for (uint32_t r = 1; r < R; ++r)
+    if (have[r] != have[0])
+      return fail(fmt::format("its {} planes of switches differ in size ({} and {} switches per "
+                              "tier)",
+                              R, fmt::join(have[0].begin(), have[0].begin() + levels, "/"),
+                              fmt::join(have[r].begin(), have[r].begin() + levels, "/")));
+  const uint32_t L = have[0][0];
+  std::vector<std::vector<std::pair<uint64_t, uint64_t>>> links(R);
   std::set<double> bps;
   std::set<int64_t> ps;
   for (const auto &e : g.edges()) {
@@ -427,45 +556,74 @@ std::optional<CodesNetwork> fatTreeNetwork(const FabricGraph &g, const std::vect
     if (tu < 0 || tv < 0 || tu == tv)
       continue;
     uint64_t a = (uint64_t(tu) << 32) | indexOf[cu], b = (uint64_t(tv) << 32) | indexOf[cv];
-    links.push_back({std::min(a, b), std::max(a, b)});
+    links[planeOf[cu]].push_back({std::min(a, b), std::max(a, b)});
     const auto &link = g.link(e.link);
     if (!link.bandwidth)
       return fail(fmt::format("link '{}' has no bandwidth", link.name));
     bps.insert(link.bandwidth->bitsPerSecond);
     ps.insert(link.latency ? int64_t(std::llround(link.latency->ns * 1000)) : 0);
   }
-  std::sort(links.begin(), links.end());
+  for (auto &pl : links)
+    std::sort(pl.begin(), pl.end());
+  for (uint32_t r = 1; r < R; ++r)
+    if (links[r] != links[0])
+      return fail(fmt::format("its {} planes of switches are not wired alike (plane {} differs "
+                              "from plane 0)",
+                              R, r));
   if (bps.size() != 1 || ps.size() != 1)
     return fail("its switch-to-switch links differ in bandwidth or latency");
-  // Terminals: endpoints whose box hangs off one leaf, the same number on every leaf.
-  std::vector<uint32_t> leafOf(g.numDeviceCopies(), ~0u);
-  for (uint32_t c = 0; c < g.numDeviceCopies(); ++c)
-    if (st.copyTier[c] == 0)
+  // Terminals: endpoints (one plane) or NICs (several) on each leaf, the same number on
+  // every leaf.
+  std::vector<uint32_t> leafOf(copies, ~0u);
+  for (uint32_t c = 0; c < copies; ++c)
+    if (st.copyTier[c] == 0 && planeOf[c] == 0)
       leafOf[c] = indexOf[c];
-  auto terms = terminalsOn(g, leafOf, L, "leaves",
-                           " (its multi-rail trees, num_rails, are separate planes of switches, "
-                           "which rails sharing spines are not)",
-                           why);
-  if (!terms)
-    return std::nullopt;
-  const uint32_t h = uint32_t(terms->of[0].size());
-  for (uint32_t l = 0; l < L; ++l)
-    if (terms->of[l].size() != h || h == 0)
-      return fail("its leaves have different numbers of endpoints");
+  CodesNetwork n;
+  uint32_t h = 0;
+  std::optional<double> terminalBps;
+  if (R == 1) {
+    auto terms = terminalsOn(g, leafOf, L, "leaves",
+                             " (CODES's multi-rail trees, num_rails, are separate planes of "
+                             "switches, which rails sharing spines are not)",
+                             why);
+    if (!terms)
+      return std::nullopt;
+    h = uint32_t(terms->of[0].size());
+    for (uint32_t l = 0; l < L; ++l)
+      if (terms->of[l].size() != h || h == 0)
+        return fail("its leaves have different numbers of endpoints");
+    n.serverOfEndpoint.assign(g.endpoints().size(), 0);
+    for (uint32_t l = 0; l < L; ++l)
+      for (uint32_t j = 0; j < h; ++j)
+        n.serverOfEndpoint[terms->of[l][j]] = l * h + j;
+    n.serversPerRouter = h;
+    terminalBps = terms->bps;
+  } else {
+    auto terms = planeTerminals(g, st, planeOf, indexOf, R, L, why);
+    if (!terms)
+      return std::nullopt;
+    h = terms->perLeaf;
+    n.serverOfEndpoint = std::move(terms->serverOfEndpoint);
+    n.serversPerRouter = terms->perNic * h * R;
+    n.nicsPerRouter = h * R;
+    terminalBps = terms->bps;
+  }
   // Radix and tapering from a leaf: h terminals, up links; CODES: t*k/(t+1) and k/(t+1).
   uint32_t up = 0;
-  for (auto &[a, b] : links)
+  for (auto &[a, b] : links[0])
     up += a == 0;   // leaf 0's links up (level 0, index 0 sorts first)
-  std::string shape = fmt::format("{} tiers: {} switches, leaves of {} endpoints and {} link(s) up",
-                                  levels, fmt::join(have.begin(), have.begin() + levels, "/"), h, up);
+  std::string shape = fmt::format("{}{} tiers: {} switches, leaves of {} {} and {} link(s) up",
+                                  R > 1 ? fmt::format("{} planes of ", R) : "", levels,
+                                  fmt::join(have[0].begin(), have[0].begin() + levels, "/"), h,
+                                  R > 1 ? "NICs" : "endpoints", up);
   if (up == 0 || h % up != 0)
     return fail(shape + ": CODES's leaves have t*k/(t+1) terminals and k/(t+1) links up, t whole");
   const uint32_t t = h / up, k = h + up;
   std::array<uint32_t, 3> count{};
   auto expected = codesFatTreeLinks(levels, k, t, L, count);
-  bool same = !expected.empty() && expected == links;
+  bool same = !expected.empty() && expected == links[0];
   for (uint32_t l = 0; l < levels && same; ++l)
-    same = count[l] == have[l];
+    same = count[l] == have[0][l];
   if (!same)
     return fail(fmt::format("{}: not wired as CODES's {}-level fat tree of radix {}, tapering "
                             "{} and {} leaves (fattree.c: two levels join every leaf to each of "
@@ -474,20 +632,15 @@ std::optional<CodesNetwork> fatTreeNetwork(const FabricGraph &g, const std::vect
                             "leaf_spine:leaves=4,spines=2,hosts_per_leaf=4,bundle=2 or "
                             "clos:radix=4,levels=3)",
                             shape, levels, k, t, L));
-  CodesNetwork n;
   n.model = "fattree";
   n.levels = levels;
+  n.rails = R;
   n.routers = L;
-  n.serversPerRouter = h;
   n.switchRadix = k;
   n.tapering = t;
   n.linkBytesPerSecond = *bps.begin() / 8;
-  n.cnBytesPerSecond = terms->bps ? *terms->bps / 8 : n.linkBytesPerSecond;
+  n.cnBytesPerSecond = terminalBps ? *terminalBps / 8 : n.linkBytesPerSecond;
   n.routerDelayNs = double(*ps.begin() + routerSwitchPs(g, leafOf, switchPs)) / 1000;
-  n.serverOfEndpoint.assign(g.endpoints().size(), 0);
-  for (uint32_t l = 0; l < L; ++l)
-    for (uint32_t j = 0; j < h; ++j)
-      n.serverOfEndpoint[terms->of[l][j]] = l * h + j;
   n.shape = shape;
   return n;
 }
@@ -565,17 +718,25 @@ std::string codesConf(const CodesNetwork &n, llvm::StringRef source) {
     model.key("buffer_size", "65536");
     delayComment = "link latency + switch latency; CODES a5958cf's torus uses 50 ns, fixed";
   } else if (n.model == "fattree") {
-    about = fmt::format("Fat tree (ft_type 0), {}; switch radix {}, tapering {}.\n# Server i is "
+    const bool rails = n.rails > 1;
+    about = fmt::format("Fat tree (ft_type {}), {}; switch radix {}, tapering {}.\n# {}Server i is "
                         "endpoint i of servers.txt. Bandwidths in GiB/s (CODES divides bytes "
                         "by\n# 1024^3), delays in ns.",
-                        n.shape, n.switchRadix, n.tapering);
-    lps = {{"modelnet_fattree", std::to_string(n.serversPerRouter)},
-           {"fattree_switch", std::to_string(n.levels)}};
+                        rails ? 2 : 0, n.shape, n.switchRadix, n.tapering,
+                        rails ? fmt::format("One rail per plane: NIC LP j*{0}+r of a leaf's "
+                                            "repetition is its terminal j on rail r, and\n# "
+                                            "server o sends through NIC LP o % {1} (model-net's "
+                                            "modulo mapping).\n# ",
+                                            n.rails, n.nicsPerRouter)
+                              : std::string());
+    lps = {{"modelnet_fattree",
+            std::to_string(rails ? n.nicsPerRouter : n.serversPerRouter)},
+           {"fattree_switch", std::to_string(n.levels * n.rails)}};
     order = {"fattree"};
-    model.key("ft_type", "0");
+    model.key("ft_type", rails ? "2" : "0");
     model.key("num_levels", std::to_string(n.levels));
     model.key("tapering", std::to_string(n.tapering));
-    model.key("num_rails", "1");
+    model.key("num_rails", std::to_string(n.rails));
     model.key("switch_count", std::to_string(n.routers));
     model.key("switch_radix", std::to_string(n.switchRadix));
     model.key("rail_select", "dedicated");

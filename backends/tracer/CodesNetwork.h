@@ -17,7 +17,10 @@
 //  * Fat tree (`modelnet_fattree`, ft_type 0, two or three levels): CODES builds its
 //    switches' wiring from the radix, the tapering and the leaf count (fattree.c); the
 //    fabric's switch links, tier by tier in copy order, must be exactly those, else it
-//    is refused naming its shape.
+//    is refused naming its shape. Several disjoint copies of such a tree (planes, e.g.
+//    `leaf_spine:planes=2`) are CODES's multi-rail fat tree (ft_type 2, num_rails): the
+//    host NICs on a leaf are its terminals, one rail per plane, and every endpoint sends
+//    through its nearest NIC.
 #pragma once
 
 #include "ir/FabricGraph.h"
@@ -45,6 +48,9 @@ struct CodesNetwork {
   uint32_t groups = 0, routersPerGroup = 0, globalChannels = 0;
   double globalBytesPerSecond = 0;
   uint32_t switchRadix = 0, tapering = 1, levels = 2;   // fat tree
+  // Fat tree of several planes (ft_type 2, num_rails): NIC LPs per repetition (terminals
+  // per leaf x rails); 0 when every server is its own terminal.
+  uint32_t rails = 1, nicsPerRouter = 0;
   std::string shape;                 // fat tree: its tiers, for the header
   std::vector<std::pair<uint32_t, uint32_t>> intraLinks, interLinks;
   double routerDelayNs = 0;

@@ -143,6 +143,9 @@ const ErrorCase Cases[] = {
     {"leaf_spine:radix=8,switch=switch", "8", "give either radix or switch, not both"},
     {"leaf_spine:radix=4", "4", "radix 4 is too small: a leaf uses 6 ports (4 for hosts, 2 for "
                                 "spines) and a spine 4"},
+    {"leaf_spine:planes=3,host=dgx_h100", "3", "planes 3 must divide the host's NIC count (8 "
+                                               "NICs per host): NIC i is on plane i % planes and "
+                                               "every plane takes the same share"},
     // Dragonfly.
     {"dragonfly:groups=10", "10", "groups 10 is out of range: with a=4 and h=2 each group has 8 "
                                   "global ports, so 2..9 groups can be joined"},

@@ -280,6 +280,42 @@ TEST(BlueprintSizing, LeafSpineGrid) {
           }
 }
 
+// planes = P: P disjoint leaf-spines; NIC i of host h on plane i % P, leaf h / hosts_per_leaf
+// of it, port (h % hosts_per_leaf) * n/P + i/P.
+TEST(BlueprintSizing, LeafSpinePlanes) {
+  for (uint64_t planes : {2, 4})
+    for (uint64_t n : {4, 8}) {
+      const uint64_t leaves = 3, spines = 2, hpl = 2, npp = n / planes;
+      std::string spec = fmt::format("leaf_spine:planes={},leaves={},spines={},hosts_per_leaf={},"
+                                     "host=simple_host(xpus={},nics={})",
+                                     planes, leaves, spines, hpl, n, n);
+      Built b = buildFabric(spec);
+      ASSERT_TRUE(b.graph) << spec << "\n" << b.log;
+      const FabricGraph &g = *b.graph;
+      EXPECT_EQ(instanceCounts(g), (Counts{{"simple_host", leaves * hpl},
+                                           {"leaf", leaves * planes},
+                                           {"spine", spines * planes}}))
+          << spec;
+      expectPortsUsedOnce(g, true, spec);
+      for (uint64_t h = 0; h < leaves * hpl; ++h)
+        for (uint64_t i = 0; i < n; ++i) {
+          auto nic = g.lookup(fmt::format("simple_host.{}.nic.{}", h, i));
+          ASSERT_TRUE(nic) << spec;
+          std::vector<std::string> leafSide;
+          for (auto adj : g.neighbours(*nic))
+            if (g.kind(adj.node) == ComponentKind::Port)
+              leafSide.push_back(g.name(adj.node));
+          EXPECT_EQ(leafSide, std::vector<std::string>{fmt::format(
+                                  "leaf.{}.port.{}", (i % planes) * leaves + h / hpl,
+                                  (h % hpl) * npp + i / planes)})
+              << spec << " host " << h << " nic " << i;
+        }
+      FabricStructure s = analyzeFabricStructure(g);
+      EXPECT_TRUE(s.hostsConnected) << spec;   // through the hosts, whose xpus reach every NIC
+      EXPECT_EQ(s.tiers.size(), 2u) << spec;
+    }
+}
+
 TEST(BlueprintSizing, RailGrid) {
   for (uint64_t k : {8, 16})
     for (uint64_t n : {1, 2, 4})

@@ -256,6 +256,32 @@ TEST(Otf2Reader, NotATrace) {
   r = runInfracc({dir + "/t/traces.otf2", "-emit=goal"});
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find(dir + "/t/traces.otf2: error: "), std::string::npos) << r.err;
+  // Counts in the anchor file that OTF2 would allocate by are checked first (the otf2
+  // fuzz target found a damaged property count making the library ask for 4 GiB).
+  const std::string anchor = readFile(dir + "/t/traces.otf2");
+  const std::string description = "written by infracc";
+  const size_t count = anchor.find(description) + description.size() + 1;
+  ASSERT_LT(count + 4, anchor.size());
+  std::string damaged = anchor;
+  damaged.replace(count, 4, std::string("\xff\xff\xff\x0f", 4));
+  writeFile(dir + "/t/traces.otf2", damaged);
+  r = runInfracc({dir + "/t/traces.otf2", "-emit=goal"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, dir + "/t/traces.otf2: error: damaged anchor file: it announces 268435455 "
+                         "properties, whose names and values need at least 536870910 bytes, "
+                         "but 19 follow\n");
+  // The location count (little-endian, after the magic, the formats, the version, the
+  // chunk sizes, the substrate and the compression) beyond the definitions.
+  damaged = anchor;
+  damaged[30] = '\x10';
+  damaged[31] = '\x27';
+  writeFile(dir + "/t/traces.otf2", damaged);
+  r = runInfracc({dir + "/t/traces.otf2", "-emit=goal"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("error: damaged anchor file: it announces 10000 locations but only 25 "
+                       "global definitions, one of which each location needs"),
+            std::string::npos)
+      << r.err;
 }
 
 // Two workloads are two jobs (merge-jobs packs them): a trace and a job map each, and
@@ -359,6 +385,54 @@ TEST(Codes, FatTreeOfCodesShape) {
   EXPECT_NE(r.err.find("not a fat tree (2 tiers: 8/4 switches, leaves of 4 endpoints and 4 "
                        "link(s) up: not wired as CODES's 2-level fat tree of radix 8, tapering 1 "
                        "and 8 leaves"),
+            std::string::npos)
+      << r.err;
+}
+
+// A multi-plane fat tree is CODES's multi-rail one (ft_type 2): NIC i of every host on
+// plane i % 2, every xpu sending through its own NIC. TraceR 5152e57 ran both workloads
+// below on this network.conf: ranks 0 and 1 (one host, one NIC on each plane) sending 15
+// messages of 64 KiB each: "Job 0 Time 0.000085 s" (each NIC carries its own 15, 5.2 us
+// each at 100 Gb/s; -sim-model=topo and flow say 78.6 us); an all-to-all of 64 KiB over
+// the 32 xpus: 0.000175 s with NP=1 SYNC=1 and NP=2 SYNC=3 (flow, -lb=spray: 157 us).
+TEST(Codes, PlanesAreRails) {
+  std::string dir = makeTempDir("codes-planes");
+  std::string goal = "num_ranks 32\n";
+  for (int r = 0; r < 32; ++r)
+    goal += "rank " + std::to_string(r) + " {\nl1: send 8b to " + std::to_string((r + 8) % 32) +
+            " tag 0\nl2: recv 8b from " + std::to_string((r + 24) % 32) + " tag 0\n}\n";
+  writeFile(dir + "/shift.goal", goal);
+  const std::string planes = "-fabric=leaf_spine:planes=2,leaves=4,spines=2,hosts_per_leaf=4,"
+                             "bundle=2,host=simple_host(xpus=2,nics=2),bw1=100G";
+  RunResult r = runInfracc({planes, dir + "/shift.goal", "-emit=codes", "-o", dir + "/s"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(compareGolden("tracer/fat-tree-planes/network.conf",
+                          readFile(dir + "/s/network.conf")),
+            "");
+  // Server o of a leaf's repetition sends through NIC LP o % 8 = terminal o/2, rail o%2:
+  // xpu k of a host is on rail k.
+  const std::string servers = readFile(dir + "/s/servers.txt");
+  for (const char *line : {"\n0 simple_host.0.xpu.0 0\n", "\n1 simple_host.0.xpu.1 1\n",
+                           "\n2 simple_host.1.xpu.0 2\n", "\n9 simple_host.4.xpu.1 9\n",
+                           "\n31 simple_host.15.xpu.1 31\n"})
+    EXPECT_NE(servers.find(line), std::string::npos) << line << servers;
+  // A NIC without an xpu: CODES gives every NIC the same number of servers.
+  const std::string idle = "-fabric=leaf_spine:planes=2,leaves=4,spines=2,hosts_per_leaf=4,"
+                           "bundle=2,host=simple_host(xpus=1,nics=2)";
+  r = runInfracc({idle, dir + "/shift.goal", "-emit=codes", "-o", dir + "/i"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("not a fat tree (simple_host.0.nic.0 sends for 1 endpoint(s) and "
+                       "simple_host.0.nic.1 for 0; CODES gives every NIC of a multi-rail fat "
+                       "tree the same number of servers)"),
+            std::string::npos)
+      << r.err;
+  // Rails that share their spines are one plane, not CODES's rails.
+  r = runInfracc({"-fabric=rail:radix=8,host=simple_host(xpus=2,nics=2)", dir + "/shift.goal",
+                  "-emit=codes", "-o", dir + "/r"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("is on 2 leaves; a CODES terminal hangs off one (CODES's multi-rail "
+                       "trees, num_rails, are separate planes of switches, which rails sharing "
+                       "spines are not)"),
             std::string::npos)
       << r.err;
 }
