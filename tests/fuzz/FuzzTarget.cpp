@@ -127,6 +127,24 @@ const std::vector<Target> &targets() {
            writeFile(in(traceDir, "trace." + std::to_string(r) + ".et"), ranks[r]);
          return std::vector<std::string>{in(traceDir, "trace.0.et"), "-emit=sim"};
        }},
+      // An OTF2 archive: the bytes split at "OTF2SEP" into the anchor file traces.otf2,
+      // the global definitions traces.def, then location k's traces/k.evt and traces/k.def.
+      {"otf2",
+       [](llvm::StringRef data, const std::string &dir) {
+         std::string traceDir = in(dir, "otf2");
+         llvm::sys::fs::remove_directories(traceDir);
+         llvm::sys::fs::create_directories(traceDir + "/traces");
+         llvm::SmallVector<llvm::StringRef, 10> parts;
+         data.split(parts, "OTF2SEP", /*MaxSplit=*/9);
+         for (size_t i = 0; i < parts.size(); ++i) {
+           std::string name = i == 0   ? "traces.otf2"
+                              : i == 1 ? "traces.def"
+                                       : "traces/" + std::to_string((i - 2) / 2) +
+                                             (i % 2 == 0 ? ".evt" : ".def");
+           writeFile(in(traceDir, name), parts[i]);
+         }
+         return std::vector<std::string>{in(traceDir, "traces.otf2"), "-emit=sim"};
+       }},
       {"jobs",
        [](llvm::StringRef data, const std::string &dir) {
          std::string path = in(dir, "jobs.yaml");

@@ -18,6 +18,7 @@
 
 #include <llvm/ADT/DenseMap.h>
 #include <llvm/ADT/STLExtras.h>
+#include <llvm/Support/MemoryBuffer.h>
 
 #include <otf2/otf2.h>
 
@@ -25,6 +26,7 @@
 
 #include <cstdarg>
 #include <map>
+#include <optional>
 
 namespace infracc::otf2 {
 namespace {
@@ -279,12 +281,63 @@ OTF2_ErrorCode quiet(void *, const char *, uint64_t, const char *, OTF2_ErrorCod
   return e;
 }
 
+// The counts of an anchor file that OTF2 3.0.2 allocates by before it reads what they
+// count (OTF2_AnchorFile_Load: calloc(2 * properties) pointers; found by the otf2 fuzz
+// target, up to 32 GiB from one damaged word), checked against the bytes that must
+// follow. The layout (OTF2_AnchorFile.c): a chunk header byte, the endianness byte, the
+// magic string, the anchor format, trace format, version (3 bytes), chunk sizes (2 x 8),
+// substrate, compression, locations and global definitions (2 x 8), machine, creator and
+// description strings, then (format >= 2) the property count (4) and name/value strings.
+// Nullopt when the counts fit or the file is not laid out so far (the library says why).
+std::optional<std::string> damagedAnchor(llvm::StringRef b) {
+  const bool little = b.size() > 1 && b[1] == 'B';   // OTF2_LITTLE_ENDIAN, as written here
+  size_t pos = 2;
+  auto string = [&]() {
+    size_t end = b.find('\0', pos);
+    if (end == llvm::StringRef::npos)
+      return false;
+    pos = end + 1;
+    return true;
+  };
+  auto word = [&](unsigned bytes) {
+    uint64_t v = 0;
+    for (unsigned i = 0; i < bytes; ++i) {
+      uint64_t byte = uint8_t(b[pos + i]);
+      v |= little ? byte << (8 * i) : byte << (8 * (bytes - 1 - i));
+    }
+    pos += bytes;
+    return v;
+  };
+  if (b.size() < 2 || !string() || pos + 39 > b.size())
+    return std::nullopt;
+  const unsigned format = uint8_t(b[pos++]);
+  pos += 1 + 3 + 16 + 2;
+  const uint64_t locations = word(8), globalDefs = word(8);
+  if (locations > globalDefs)
+    return fmt::format("damaged anchor file: it announces {} locations but only {} global "
+                       "definitions, one of which each location needs",
+                       locations, globalDefs);
+  if (format < 2 || !string() || !string() || !string() || pos + 4 > b.size())
+    return std::nullopt;
+  const uint64_t properties = word(4), left = b.size() - pos;
+  if (2 * properties > left)
+    return fmt::format("damaged anchor file: it announces {} properties, whose names and "
+                       "values need at least {} bytes, but {} follow",
+                       properties, 2 * properties, left);
+  return std::nullopt;
+}
+
 llvm::Error load(InputContext &ctx) {
   OTF2_Error_RegisterCallback(quiet, nullptr);
   auto fail = [&](const std::string &msg) {
     ctx.diags.error(ctx.path, msg);
     return reportedError();
   };
+  // Mapped, not copied: a hostile anchor file may be large.
+  if (auto anchor = llvm::MemoryBuffer::getFile(ctx.path, /*IsText=*/false,
+                                                /*RequiresNullTerminator=*/false))
+    if (std::optional<std::string> why = damagedAnchor((*anchor)->getBuffer()))
+      return fail(*why);
   OTF2_Reader *rd = OTF2_Reader_Open(ctx.path.c_str());
   if (!rd)
     return fail("not an OTF2 trace (its anchor file could not be read)");
