@@ -96,6 +96,7 @@ const std::vector<Target> &targets() {
       // GPU kernels run as their messages (lower-kernels) on the simulator.
       fileTarget("msccl", "plan.json", {"-emit=sim"}),
       fileTarget("kernels", "workload.kernels", {"-emit=sim"}),
+      fileTarget("vef", "trace.vef", {"-emit=sim"}),
       {"blueprint",
        [](llvm::StringRef data, const std::string &) {
          // digest, not stats: the exact diameter of stats is quadratic (a 1x40004 mesh takes
