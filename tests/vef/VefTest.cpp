@@ -4,7 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <llvm/ADT/SmallVector.h>
+#include <llvm/ADT/StringRef.h>
+
 #include <filesystem>
+#include <set>
 
 using namespace infracc::test;
 
@@ -146,9 +150,6 @@ TEST(VefReader, Errors) {
   r = run(head + "G0 C4 2 0 8 8 0 0 -1\n");
   EXPECT_EQ(r.err, dir + "/t.vef:3:4: error: communicator C4 is not declared\n"
                          "G0 C4 2 0 8 8 0 0 -1\n   ^\n");
-  r = run("VEF3 128 2000000 0 0 0 0 1000\nEXT DCNW\nGOOGLE_ALL GAUSS LOAD 0.5\n");
-  EXPECT_EQ(r.err, dir + "/t.vef:2:1: error: extended VEF traces (EXT DCNW, CDCNW, FLOWS, "
-                         "HOROVOD) are not read yet; only VEF3 MPI traces are\nEXT DCNW\n^\n");
   r = run("VEF3 99999999999 1 1 0 0 0 1000\n");
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err, dir + "/t.vef:1:6: error: the task count 99999999999 is too large (at most "
@@ -158,4 +159,173 @@ TEST(VefReader, Errors) {
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.err, dir + "/t.vef:1:8: warning: the header announces 5 message record(s); the "
                          "trace has 1\nVEF3 2 5 1 0 0 0 1000\n       ^\n");
+}
+
+namespace {
+
+struct SendLine {
+  uint32_t rank, to, tag;
+  uint64_t bytes;
+};
+
+// The sends of a GOAL text ("l2: send 8276b to 46 tag 295"), with their ranks.
+std::vector<SendLine> sendsOf(const std::string &goal) {
+  std::vector<SendLine> out;
+  uint32_t rank = 0;
+  llvm::StringRef text = goal;
+  while (!text.empty()) {
+    auto [line, rest] = text.split('\n');
+    text = rest;
+    llvm::SmallVector<llvm::StringRef, 8> t;
+    line.split(t, ' ', -1, false);
+    if (t.size() >= 2 && t[0] == "rank")
+      t[1].getAsInteger(10, rank);
+    if (t.size() >= 7 && t[1] == "send") {
+      SendLine s{rank, 0, 0, 0};
+      t[2].drop_back().getAsInteger(10, s.bytes);
+      t[4].getAsInteger(10, s.to);
+      t[6].getAsInteger(10, s.tag);
+      out.push_back(s);
+    }
+  }
+  return out;
+}
+
+size_t count(const std::string &text, const std::string &what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
+} // namespace
+
+// FLOWS: the generated flows follow the parameters: class shares, uniform sizes in
+// [MIN, MAX] KB (1 KB = 1000 bytes), exponential gaps of mean TIME / #Msgs cycles.
+TEST(VefGenerators, FlowsMatchTheirParameters) {
+  std::string dir = makeTempDir("vef-flows");
+  writeFile(dir + "/f.vef", "VEF3 64 20000 0 0 0 0 1000\nEXT FLOWS\n"
+                            "CLASSES 2 TIME 40000000 UNIFORM\n"
+                            "0 MAX 10 MIN 1 PERC 80.0\n"
+                            "1 PERC 20 MIN 1000 MAX 10000 GAUSS\n");
+  RunResult r = runInfracc({dir + "/f.vef", "-emit=goal-extended"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  const std::vector<SendLine> sends = sendsOf(r.out);
+  ASSERT_EQ(sends.size(), 20000u);
+  double small = 0, smallBytes = 0, bigBytes = 0;
+  std::set<uint32_t> tags;
+  for (const SendLine &s : sends) {
+    EXPECT_NE(s.rank, s.to);
+    tags.insert(s.tag);
+    if (s.bytes <= 10000) {
+      ++small;
+      smallBytes += double(s.bytes);
+      EXPECT_GE(s.bytes, 1000u);
+    } else {
+      bigBytes += double(s.bytes);
+      EXPECT_GE(s.bytes, 1000000u);
+      EXPECT_LE(s.bytes, 10000000u);
+    }
+  }
+  EXPECT_EQ(tags.size(), 20000u);   // one tag per flow
+  EXPECT_NEAR(small / 20000, 0.80, 0.015);
+  EXPECT_NEAR(smallBytes / small / 5500, 1.0, 0.02);
+  EXPECT_NEAR(bigBytes / (20000 - small) / 5.5e6, 1.0, 0.03);
+  // The arrival clock: the calcs of all ranks (cpu 1) add up to each rank's last start;
+  // the latest start is close to TIME (40 ms at 1000 ps per cycle).
+  uint64_t latest = 0, now = 0;
+  llvm::StringRef text = r.out;
+  while (!text.empty()) {
+    auto [line, rest] = text.split('\n');
+    text = rest;
+    if (line.starts_with("rank "))
+      now = 0;
+    llvm::SmallVector<llvm::StringRef, 6> t;
+    line.split(t, ' ', -1, false);
+    uint64_t ns = 0;
+    if (t.size() == 5 && t[1] == "calc" && t[3] == "cpu" && !t[2].getAsInteger(10, ns))
+      latest = std::max(latest, now += ns);
+  }
+  EXPECT_NEAR(double(latest) / 40e6, 1.0, 0.03);
+  // The same seed gives the same schedule; another seed another one.
+  EXPECT_EQ(runInfracc({dir + "/f.vef", "-emit=goal-extended"}).out, r.out);
+  EXPECT_NE(runInfracc({dir + "/f.vef", "-emit=goal-extended", "-seed=2"}).out, r.out);
+  EXPECT_EQ(runInfracc({dir + "/f.vef", "-emit=sim"}).status, 0);
+}
+
+// HOROVOD: per batch and layer a compute, negotiation rounds until every worker has
+// sent GATV_TOTAL_BYTES, then the bcast of BCAST_BYTES and the allreduce of ARED_KBYTES.
+TEST(VefGenerators, HorovodLoop) {
+  std::string dir = makeTempDir("vef-horovod");
+  writeFile(dir + "/h.vef", "VEF3 4 0 0 0 0 1000\nEXT HOROVOD\nBATCHES 2 LAYERS 3\n"
+                            "DEFAULT COMPUTE_MS 2 NEGOTIATION_LOOP_MS 0.5\n"
+                            "   GATV_BYTES 100 GATV_TOTAL_BYTES 300 GATV_PROB 0.5\n"
+                            "   BCAST_BYTES 1000 ARED_KBYTES 500\n"
+                            "1 BCAST_BYTES 2000 ARED_KBYTES 1500\n");
+  RunResult r = runInfracc({dir + "/h.vef", "-emit=goal-extended"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  // Every rank: 6 allreduces, layer 1's of 1.5 MB; the big bcasts once per layer.
+  EXPECT_EQ(count(r.out, "allreduce 500000b"), 4u * 4);
+  EXPECT_EQ(count(r.out, "allreduce 1500000b"), 4u * 2);
+  EXPECT_EQ(count(r.out, "bcast 2000b"), 4u * 2);
+  EXPECT_EQ(count(r.out, "bcast 1000b"), 4u * 4);
+  EXPECT_EQ(count(r.out, "calc 2000000\n"), 4u * 6);
+  // Each round: a gather of 4 bytes and a bcast of 4 bytes per rank; the workers' gatherv
+  // sends are 100 bytes (with GATV_PROB) or 25; each worker sent 300 bytes per layer.
+  const size_t rounds = count(r.out, "gather 4b") / 4;
+  EXPECT_EQ(count(r.out, "bcast 4b"), 4 * rounds);
+  EXPECT_EQ(count(r.out, "bcast 25b"), 4 * (rounds - 6));
+  uint64_t full = 0;
+  for (const SendLine &s : sendsOf(r.out)) {
+    EXPECT_EQ(s.to, 0u);
+    EXPECT_TRUE(s.bytes == 100 || s.bytes == 25) << s.bytes;
+    full += s.bytes == 100;
+  }
+  EXPECT_EQ(full, 3u * 3 * 6);   // 3 workers x 3 sends x 6 (batch, layer)
+  RunResult sim = runInfracc({dir + "/h.vef", "-emit=sim"});
+  EXPECT_EQ(sim.status, 0) << sim.err;
+}
+
+TEST(VefGenerators, Errors) {
+  std::string dir = makeTempDir("vef-gen-bad");
+  auto run = [&](const std::string &text) {
+    writeFile(dir + "/t.vef", text);
+    return runInfracc({dir + "/t.vef", "-emit=goal-extended"}).err;
+  };
+  const std::string flows = "VEF3 8 100 0 0 0 0 1000\nEXT FLOWS\n";
+  EXPECT_EQ(run(flows + "CLASSES 2 TIME 1000\n0 MAX 10 MIN 1 PERC 80\n1 MAX 10 MIN 1 PERC 30\n"),
+            dir + "/t.vef:3:1: error: the classes' PERC add up to 110, not 100\n"
+                  "CLASSES 2 TIME 1000\n^\n");
+  EXPECT_EQ(run(flows + "CLASSES 1 TIME 1000 ZIPF\n0 MAX 10 MIN 1 PERC 100\n"),
+            dir + "/t.vef:3:21: error: unknown destination distribution 'ZIPF' (valid: UNIFORM, "
+                  "POISSON, GAUSS)\nCLASSES 1 TIME 1000 ZIPF\n                    ^\n");
+  EXPECT_EQ(run(flows + "CLASSES 1 TIME 1000\n0 MAX 10 MIN -1 PERC 100\n"),
+            dir + "/t.vef:4:14: error: MIN (KB) -1 is out of range: it must be in [0, "
+                  "1000000000000]\n"
+                  "0 MAX 10 MIN -1 PERC 100\n             ^\n");
+  EXPECT_EQ(run(flows + "CLASSES 1 TIME 1000\n0 MAX 1 MIN 10 PERC 100\n"),
+            dir + "/t.vef:4:1: error: class 0: MIN 10 is above MAX 1\n0 MAX 1 MIN 10 PERC 100\n^\n");
+  EXPECT_EQ(run(flows + "CLASSES 1 TIME 1000\n0 MAX 1 MIN 0 PERCENT 100\n"),
+            dir + "/t.vef:4:15: error: unknown FLOWS class key 'PERCENT' (valid: MAX, MIN, PERC, "
+                  "or a destination distribution: UNIFORM, POISSON, GAUSS)\n"
+                  "0 MAX 1 MIN 0 PERCENT 100\n              ^\n");
+  const std::string horovod = "VEF3 4 0 0 0 0 1000\nEXT HOROVOD\nBATCHES 1 LAYERS 2\n";
+  EXPECT_EQ(run(horovod + "DEFAULT COMPUTE_MS 1 NEGOTIATION_LOOP_MS 1 GATV_BYTES 1 "
+                          "GATV_TOTAL_BYTES 1 GATV_PROB 1.5 BCAST_BYTES 1 ARED_KBYTES 1\n"),
+            dir + "/t.vef:4:86: error: GATV_PROB 1.5 is out of range: it must be in [0, 1]\n"
+                  "DEFAULT COMPUTE_MS 1 NEGOTIATION_LOOP_MS 1 GATV_BYTES 1 GATV_TOTAL_BYTES 1 "
+                  "GATV_PROB 1.5 BCAST_BYTES 1 ARED_KBYTES 1\n" +
+                std::string(85, ' ') + "^\n");
+  EXPECT_EQ(run(horovod + "DEFAULT COMPUTE_MS 1\n"),
+            dir + "/t.vef:4:1: error: DEFAULT has no NEGOTIATION_LOOP_MS (it needs all of: "
+                  "COMPUTE_MS, NEGOTIATION_LOOP_MS, GATV_BYTES, GATV_TOTAL_BYTES, GATV_PROB, "
+                  "BCAST_BYTES, ARED_KBYTES)\nDEFAULT COMPUTE_MS 1\n^\n");
+  EXPECT_EQ(run("VEF3 128 2000000 0 0 0 0 1000\nEXT DCNW\nGOOGLE_ALL GAUSS LOAD 0.5\n"),
+            dir + "/t.vef:2:5: error: the DCNW model is not generated yet (FLOWS and HOROVOD "
+                  "are)\nEXT DCNW\n    ^\n");
+  EXPECT_EQ(run("VEF3 8 1 0 0 0 0 1000\nEXT STORAGE\n"),
+            dir + "/t.vef:2:5: error: unknown extended VEF model 'STORAGE' (models: DCNW, CDCNW, "
+                  "FLOWS, HOROVOD)\nEXT STORAGE\n    ^\n");
 }

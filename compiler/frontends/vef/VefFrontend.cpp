@@ -18,6 +18,9 @@
 // depend on. Collective ops: 0 bcast, 1 reduce, 2 allreduce, 3 gather, 4 scatter,
 // 5 allgather, 6 barrier, 7 alltoall (MPI's count per process: <send> bytes, scatter
 // <recv>), root 0 of the communicator; they stay collectives (lower-collectives).
+// A trace whose second line is `EXT <model>` is generated instead (VefGenerators.h).
+#include "compiler/frontends/vef/VefGenerators.h"
+#include "compiler/frontends/vef/VefText.h"
 #include "ir/InputRegistry.h"
 #include "ir/Module.h"
 #include "support/Diagnostics.h"
@@ -76,17 +79,15 @@ struct Record {
 
 class Reader {
 public:
-  Reader(DiagEngine &d, llvm::StringRef text) : diags_(d), text_(text) {}
+  Reader(DiagEngine &d, llvm::StringRef text) : diags_(d), in_(d, text) {}
   std::optional<Schedule> read();
 
 private:
-  bool error(llvm::StringRef at, const llvm::Twine &msg) {
-    diags_.error(llvm::SMLoc::getFromPointer(at.data()), msg);
-    return false;
+  bool error(llvm::StringRef at, const llvm::Twine &msg) { return in_.error(at, msg.str()); }
+  bool nextLine(Tokens &tokens) { return in_.next(tokens); }
+  bool number(llvm::StringRef tok, llvm::StringRef what, uint64_t &out, uint64_t max = UINT64_MAX) {
+    return in_.number(tok, what, out, max);
   }
-  // The next line's tokens; false at the end.
-  bool nextLine(llvm::SmallVectorImpl<llvm::StringRef> &tokens);
-  bool number(llvm::StringRef tok, llvm::StringRef what, uint64_t &out, uint64_t max = UINT64_MAX);
   bool task(llvm::StringRef tok, llvm::StringRef what, uint32_t &out);
   bool dependency(llvm::ArrayRef<llvm::StringRef> t, Record &r);
   bool message(llvm::ArrayRef<llvm::StringRef> t);
@@ -98,7 +99,7 @@ private:
   }
 
   DiagEngine &diags_;
-  llvm::StringRef text_;
+  VefText in_;
   uint32_t tasks_ = 0;
   uint64_t clockPs_ = 1000;
   std::vector<Record> records_;
@@ -109,37 +110,6 @@ private:
   std::vector<std::vector<Op>> ops_;
   std::vector<CollectiveInfo> collectives_;
 };
-
-bool Reader::nextLine(llvm::SmallVectorImpl<llvm::StringRef> &tokens) {
-  while (!text_.empty()) {
-    auto [line, rest] = text_.split('\n');
-    text_ = rest;
-    tokens.clear();
-    line.split(tokens, ' ', -1, /*KeepEmpty=*/false);
-    // Tabs and carriage returns separate too.
-    llvm::SmallVector<llvm::StringRef, 12> split;
-    for (llvm::StringRef t : tokens) {
-      llvm::SmallVector<llvm::StringRef, 4> parts;
-      t.split(parts, '\t', -1, false);
-      for (llvm::StringRef p : parts)
-        if (!(p = p.trim("\r")).empty())
-          split.push_back(p);
-    }
-    tokens.assign(split.begin(), split.end());
-    if (!tokens.empty())
-      return true;
-  }
-  return false;
-}
-
-bool Reader::number(llvm::StringRef tok, llvm::StringRef what, uint64_t &out, uint64_t max) {
-  if (tok.getAsInteger(10, out))
-    return error(tok, fmt::format("expected {} (a whole number), found '{}'", what.str(),
-                                  tok.take_front(40).str()));
-  if (out > max)
-    return error(tok, fmt::format("{} {} is too large (at most {})", what.str(), out, max));
-  return true;
-}
 
 bool Reader::task(llvm::StringRef tok, llvm::StringRef what, uint32_t &out) {
   uint64_t v = 0;
@@ -264,9 +234,9 @@ std::optional<uint32_t> Reader::dependencyOp(const Record &r, uint32_t task) {
 }
 
 std::optional<Schedule> Reader::read() {
-  llvm::SmallVector<llvm::StringRef, 12> t;
+  Tokens t;
   if (!nextLine(t) || t[0] != "VEF3") {
-    error(t.empty() ? text_ : t[0], "not a VEF3 trace: the first line must be 'VEF3 <tasks> "
+    error(t.empty() ? in_.rest() : t[0], "not a VEF3 trace: the first line must be 'VEF3 <tasks> "
                                     "<msgs> <comms> <collectives> <collective lines> <flag> "
                                     "[<clock ps>]'");
     return std::nullopt;
@@ -298,11 +268,11 @@ std::optional<Schedule> Reader::read() {
   tasks_ = uint32_t(tasks);
   ScheduleBuilder b(tasks_);
   // Communicators.
+  const llvm::StringRef msgsToken = t[2];
   bool more = nextLine(t);
   if (more && t[0] == "EXT") {
-    error(t[0], "extended VEF traces (EXT DCNW, CDCNW, FLOWS, HOROVOD) are not read yet; "
-                "only VEF3 MPI traces are");
-    return std::nullopt;
+    ExtendedHeader h{tasks_, msgs, clockPs_, msgsToken};
+    return generateExtended(in_, h, t);
   }
   uint64_t declared = 0;
   for (; more && t[0].starts_with("C"); more = nextLine(t), ++declared) {
