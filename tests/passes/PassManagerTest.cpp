@@ -6,15 +6,6 @@
 
 using namespace infracc::test;
 
-namespace {
-size_t count(const std::string &text, const std::string &what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
-    ++n;
-  return n;
-}
-} // namespace
-
 TEST(PassManager, PassesRunInTheOrderGiven) {
   PassDir d({"pairs4.goal"});
   RunResult r = d.run({"pairs4.goal", "-passes=plce", "-emit=goal"});
@@ -40,7 +31,7 @@ TEST(PassManager, PrintAfterShowsTheSchedule) {
                        "tests/golden/passes/pairs4.remap2.goal")));
   r = d.run({"pairs4.goal", "-passes=remap-gpus,intranode-calc", "-gpus-per-node=2",
              "-print-after=all", "-emit=goal", "-o", "out.goal"});
-  EXPECT_EQ(count(r.err, "; *** Schedule after "), 3u);   // verify, remap-gpus, intranode-calc
+  EXPECT_EQ(countOf(r.err, "; *** Schedule after "), 3u);   // verify, remap-gpus, intranode-calc
   EXPECT_NE(r.err.find("; *** Schedule after intranode-calc ***\n" + d.read("out.goal")),
             std::string::npos);
   r = d.run({"pairs4.goal", "-passes=remap-gpus", "-gpus-per-node=2", "-print-after=place",
@@ -96,10 +87,10 @@ TEST(PassManager, TimePassesReportsEveryPassOnce) {
   RunResult r = d.run({"pairs4.goal", "-passes=remap-gpus,intranode-calc", "-gpus-per-node=2",
                        "-time-passes", "-emit=goal", "-o", "out.goal"});
   EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(count(r.err, "Pass execution timing report"), 1u) << r.err;
-  EXPECT_EQ(count(r.err, "Reading, expansion and output"), 1u) << r.err;
+  EXPECT_EQ(countOf(r.err, "Pass execution timing report"), 1u) << r.err;
+  EXPECT_EQ(countOf(r.err, "Reading, expansion and output"), 1u) << r.err;
   for (const char *pass : {"  verify\n", "  remap-gpus\n", "  intranode-calc\n"})
-    EXPECT_EQ(count(r.err, pass), 1u) << pass << r.err;
+    EXPECT_EQ(countOf(r.err, pass), 1u) << pass << r.err;
 }
 
 TEST(PassManager, DefaultPipelines) {
@@ -109,7 +100,7 @@ TEST(PassManager, DefaultPipelines) {
   RunResult r = d.run({"small_cluster.yaml", "pairs4.goal", "-sim-model=topo", "-print-after=all",
                        "-o", "out.txt"});
   EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(count(r.err, "; *** Schedule after "), 2u);
+  EXPECT_EQ(countOf(r.err, "; *** Schedule after "), 2u);
   EXPECT_NE(r.err.find("; *** Schedule after place ***"), std::string::npos);
   r = d.run({"small_cluster.yaml", "job_a.goal", "job_b.goal", "-sim-model=topo",
              "-print-after=all", "-o", "out.txt"});
@@ -118,8 +109,8 @@ TEST(PassManager, DefaultPipelines) {
   EXPECT_EQ(r.err.find("; *** Schedule after place ***"), std::string::npos);
   // With a fabric topo is the default model, so place runs; with lgs nothing is placed.
   r = d.run({"small_cluster.yaml", "pairs4.goal", "-print-after=all", "-o", "out.txt"});
-  EXPECT_EQ(count(r.err, "; *** Schedule after place ***"), 1u);
+  EXPECT_EQ(countOf(r.err, "; *** Schedule after place ***"), 1u);
   r = d.run({"small_cluster.yaml", "pairs4.goal", "-sim-model=lgs", "-print-after=all", "-o",
              "out.txt"});
-  EXPECT_EQ(count(r.err, "; *** Schedule after "), 1u);
+  EXPECT_EQ(countOf(r.err, "; *** Schedule after "), 1u);
 }

@@ -93,6 +93,13 @@ void writeFile(const std::string &path, const std::string &contents) {
   os << contents;
 }
 
+size_t countOf(const std::string &text, const std::string &what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
 namespace {
 // The directories made by makeTempDir, removed when the test process ends (each ctest
 // entry is one process); INFRACC_KEEP_TEMP=1 keeps them for a look after a failure.

@@ -38,6 +38,9 @@ std::string readFile(const std::string &path);
 int64_t maximumFinishingTime(const std::string &report);
 void writeFile(const std::string &path, const std::string &contents);
 
+/// How many times `what` occurs in `text` (overlapping occurrences counted).
+size_t countOf(const std::string &text, const std::string &what);
+
 /// A fresh, empty directory `infracc-test-<hint>-*` in the system's temp directory
 /// ($TMPDIR), removed with everything in it when the test process exits (kept with
 /// INFRACC_KEEP_TEMP=1).

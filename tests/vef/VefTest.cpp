@@ -191,12 +191,6 @@ std::vector<SendLine> sendsOf(const std::string &goal) {
   return out;
 }
 
-size_t count(const std::string &text, const std::string &what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
-    ++n;
-  return n;
-}
 
 } // namespace
 
@@ -267,16 +261,16 @@ TEST(VefGenerators, HorovodLoop) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.err, "");
   // Every rank: 6 allreduces, layer 1's of 1.5 MB; the big bcasts once per layer.
-  EXPECT_EQ(count(r.out, "allreduce 500000b"), 4u * 4);
-  EXPECT_EQ(count(r.out, "allreduce 1500000b"), 4u * 2);
-  EXPECT_EQ(count(r.out, "bcast 2000b"), 4u * 2);
-  EXPECT_EQ(count(r.out, "bcast 1000b"), 4u * 4);
-  EXPECT_EQ(count(r.out, "calc 2000000\n"), 4u * 6);
+  EXPECT_EQ(countOf(r.out, "allreduce 500000b"), 4u * 4);
+  EXPECT_EQ(countOf(r.out, "allreduce 1500000b"), 4u * 2);
+  EXPECT_EQ(countOf(r.out, "bcast 2000b"), 4u * 2);
+  EXPECT_EQ(countOf(r.out, "bcast 1000b"), 4u * 4);
+  EXPECT_EQ(countOf(r.out, "calc 2000000\n"), 4u * 6);
   // Each round: a gather of 4 bytes and a bcast of 4 bytes per rank; the workers' gatherv
   // sends are 100 bytes (with GATV_PROB) or 25; each worker sent 300 bytes per layer.
-  const size_t rounds = count(r.out, "gather 4b") / 4;
-  EXPECT_EQ(count(r.out, "bcast 4b"), 4 * rounds);
-  EXPECT_EQ(count(r.out, "bcast 25b"), 4 * (rounds - 6));
+  const size_t rounds = countOf(r.out, "gather 4b") / 4;
+  EXPECT_EQ(countOf(r.out, "bcast 4b"), 4 * rounds);
+  EXPECT_EQ(countOf(r.out, "bcast 25b"), 4 * (rounds - 6));
   uint64_t full = 0;
   for (const SendLine &s : sendsOf(r.out)) {
     EXPECT_EQ(s.to, 0u);
