@@ -8,6 +8,7 @@
 #include <llvm/ADT/StringRef.h>
 
 #include <filesystem>
+#include <map>
 #include <set>
 
 using namespace infracc::test;
@@ -317,9 +318,74 @@ TEST(VefGenerators, Errors) {
                   "COMPUTE_MS, NEGOTIATION_LOOP_MS, GATV_BYTES, GATV_TOTAL_BYTES, GATV_PROB, "
                   "BCAST_BYTES, ARED_KBYTES)\nDEFAULT COMPUTE_MS 1\n^\n");
   EXPECT_EQ(run("VEF3 128 2000000 0 0 0 0 1000\nEXT DCNW\nGOOGLE_ALL GAUSS LOAD 0.5\n"),
-            dir + "/t.vef:2:5: error: the DCNW model is not generated yet (FLOWS and HOROVOD "
-                  "are)\nEXT DCNW\n    ^\n");
+            dir + "/t.vef:2:5: error: DCNW's built-in size distributions are not included yet; "
+                  "give the distribution as a file with EXT CDCNW (docs/workloads.md)\n"
+                  "EXT DCNW\n    ^\n");
   EXPECT_EQ(run("VEF3 8 1 0 0 0 0 1000\nEXT STORAGE\n"),
             dir + "/t.vef:2:5: error: unknown extended VEF model 'STORAGE' (models: DCNW, CDCNW, "
                   "FLOWS, HOROVOD)\nEXT STORAGE\n    ^\n");
+}
+
+// CDCNW: sizes drawn from the given distribution, each task's messages at LOAD Gb/s on
+// average (exponential gaps of mean size x 8 / LOAD ns), #Msgs messages in all.
+TEST(VefGenerators, CustomDistribution) {
+  std::string dir = makeTempDir("vef-cdcnw");
+  // Mean of the distribution: 1000 x 0.5 + 10^4 x 0.3 + 10^5 x 0.15 + 10^6 x 0.05 = 68,500
+  // bytes (the first line is the file's own statement of it, not used).
+  writeFile(dir + "/sizes.cdf", "68500\n1000 0.5\n10000 0.8\n100000 0.95\n1000000 1.0\n");
+  writeFile(dir + "/c.vef", "VEF3 16 20000 0 0 0 0 1000\nEXT CDCNW\nsizes.cdf GAUSS LOAD 2\n");
+  RunResult r = runInfracc({dir + "/c.vef", "-emit=goal-extended"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  const std::vector<SendLine> sends = sendsOf(r.out);
+  ASSERT_EQ(sends.size(), 20000u);
+  std::map<uint64_t, double> shares;
+  double bytes = 0;
+  for (const SendLine &s : sends) {
+    EXPECT_NE(s.rank, s.to);
+    shares[s.bytes] += 1.0 / 20000;
+    bytes += double(s.bytes);
+  }
+  EXPECT_EQ(shares.size(), 4u);
+  EXPECT_NEAR(shares[1000], 0.50, 0.015);
+  EXPECT_NEAR(shares[10000], 0.30, 0.015);
+  EXPECT_NEAR(shares[100000], 0.15, 0.01);
+  EXPECT_NEAR(shares[1000000], 0.05, 0.006);
+  EXPECT_NEAR(bytes / 20000 / 68500, 1.0, 0.07);
+  // Per task, the last start over the messages sent: the mean gap, 68,500 x 8 / 2 ns.
+  double spans = 0;
+  uint64_t now = 0;
+  llvm::StringRef text = r.out;
+  while (!text.empty()) {
+    auto [line, rest] = text.split('\n');
+    text = rest;
+    if (line.starts_with("rank ")) {
+      spans += double(now);
+      now = 0;
+    }
+    llvm::SmallVector<llvm::StringRef, 6> t;
+    line.split(t, ' ', -1, false);
+    uint64_t ns = 0;
+    if (t.size() == 5 && t[1] == "calc" && t[3] == "cpu" && !t[2].getAsInteger(10, ns))
+      now += ns;
+  }
+  spans += double(now);
+  EXPECT_NEAR(spans / 20000 / 274000, 1.0, 0.03);
+  // A distribution that is not one.
+  writeFile(dir + "/bad.cdf", "10\n5 0.5\n7 0.4\n");
+  writeFile(dir + "/b.vef", "VEF3 4 10 0 0 0 0 1000\nEXT CDCNW\nbad.cdf\n");
+  r = runInfracc({dir + "/b.vef", "-emit=sim"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, dir + "/bad.cdf:3:3: error: cumulative probabilities must not decrease: 0.4 "
+                         "follows 0.5\n7 0.4\n  ^\n");
+  writeFile(dir + "/short.cdf", "10\n5 0.5\n7 0.9\n");
+  writeFile(dir + "/s.vef", "VEF3 4 10 0 0 0 0 1000\nEXT CDCNW\nshort.cdf LOAD 0\n");
+  r = runInfracc({dir + "/s.vef", "-emit=sim"});
+  EXPECT_EQ(r.err, dir + "/s.vef:3:16: error: LOAD (Gb/s per task) 0 is out of range: it must be "
+                         "in [1e-09, 1000000]\nshort.cdf LOAD 0\n               ^\n");
+  writeFile(dir + "/s.vef", "VEF3 4 10 0 0 0 0 1000\nEXT CDCNW\nshort.cdf\n");
+  r = runInfracc({dir + "/s.vef", "-emit=sim"});
+  EXPECT_EQ(r.err, dir + "/s.vef:3:1: error: the size distribution '" + dir +
+                       "/short.cdf' must end at cumulative probability 1 (it ends at 0.9)\n"
+                       "short.cdf\n^\n");
 }

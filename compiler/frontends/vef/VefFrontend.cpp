@@ -79,7 +79,8 @@ struct Record {
 
 class Reader {
 public:
-  Reader(DiagEngine &d, llvm::StringRef text) : diags_(d), in_(d, text) {}
+  Reader(DiagEngine &d, llvm::StringRef text, std::string path)
+      : diags_(d), in_(d, text), path_(std::move(path)) {}
   std::optional<Schedule> read();
 
 private:
@@ -100,6 +101,7 @@ private:
 
   DiagEngine &diags_;
   VefText in_;
+  std::string path_;
   uint32_t tasks_ = 0;
   uint64_t clockPs_ = 1000;
   std::vector<Record> records_;
@@ -271,7 +273,7 @@ std::optional<Schedule> Reader::read() {
   const llvm::StringRef msgsToken = t[2];
   bool more = nextLine(t);
   if (more && t[0] == "EXT") {
-    ExtendedHeader h{tasks_, msgs, clockPs_, msgsToken};
+    ExtendedHeader h{tasks_, msgs, clockPs_, msgsToken, path_};
     return generateExtended(in_, h, t);
   }
   uint64_t declared = 0;
@@ -393,7 +395,7 @@ llvm::Error load(InputContext &ctx) {
   }
   unsigned id = ctx.diags.addBuffer(std::move(*buf));
   llvm::StringRef text = ctx.diags.sourceMgr().getMemoryBuffer(id)->getBuffer();
-  Reader reader(ctx.diags, text);
+  Reader reader(ctx.diags, text, ctx.path);
   std::optional<Schedule> s = reader.read();
   if (!s)
     return reportedError();

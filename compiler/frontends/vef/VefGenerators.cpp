@@ -12,10 +12,15 @@
 #include "support/Options.h"
 
 #include <llvm/ADT/StringExtras.h>
+#include <llvm/ADT/SmallString.h>
 #include <llvm/ADT/StringSwitch.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/Path.h>
 
 #include <cmath>
+#include <algorithm>
 #include <map>
+#include <queue>
 #include <random>
 
 namespace infracc::vef {
@@ -81,6 +86,43 @@ bool checkOps(VefText &in, llvm::StringRef at, uint64_t ops) {
   if (auto msg = exceedsMemory(fmt::format("the generated schedule's {} ops", ops), ops, 48))
     return in.error(at, *msg);
   return true;
+}
+
+// Generated messages as a schedule: per task a clock of calcs on cpu 1 (the gaps between
+// its messages' starts), each message's send on cpu 0 after its calc, so a send starts
+// exactly at its time whatever the sends before it cost; receptions posted from the
+// start, tagged by message.
+struct Flow {
+  uint32_t src, dst;
+  uint64_t bytes, startNs;
+};
+
+Schedule flowSchedule(uint32_t tasks, const std::vector<Flow> &all) {
+  std::vector<std::vector<uint32_t>> sends(tasks), recvs(tasks);
+  for (uint32_t k = 0; k < all.size(); ++k) {
+    sends[all[k].src].push_back(k);
+    recvs[all[k].dst].push_back(k);
+  }
+  ScheduleBuilder b(tasks);
+  b.reserve(3 * all.size(), 3 * all.size());
+  for (uint32_t r = 0; r < tasks; ++r) {
+    b.beginRank(r);
+    uint64_t now = 0;
+    uint32_t prevCalc = ~0u;
+    for (uint32_t k : sends[r]) {
+      uint32_t calc = b.addCalc(all[k].startNs - now, /*cpu=*/1);
+      now = all[k].startNs;
+      uint32_t send = b.addSend(all[k].bytes, all[k].dst, k);
+      b.addDependency(send, calc, DepKind::Requires);
+      if (prevCalc != ~0u)
+        b.addDependency(calc, prevCalc, DepKind::Requires);
+      prevCalc = calc;
+    }
+    for (uint32_t k : recvs[r])
+      b.addRecv(all[k].bytes, all[k].src, k);
+    b.endRank();
+  }
+  return b.finish();
 }
 
 // --- FLOWS ---------------------------------------------------------------------------
@@ -189,10 +231,6 @@ std::optional<Schedule> flows(VefText &in, const ExtendedHeader &h, const Tokens
     return std::nullopt;
   // One arrival process: exponential gaps of mean t / #Msgs cycles.
   Random rnd(opts::seed());
-  struct Flow {
-    uint32_t src, dst;
-    uint64_t bytes, startNs;
-  };
   std::vector<Flow> all;
   all.reserve(h.msgs);
   const double meanGap = double(time) / double(h.msgs);
@@ -213,33 +251,7 @@ std::optional<Schedule> flows(VefText &in, const ExtendedHeader &h, const Tokens
     all.push_back({src, dst, uint64_t(std::llround(kb * 1000)),
                    uint64_t(std::llround(cycles * double(h.clockPs) / 1000))});
   }
-  // Per task: a clock of calcs on cpu 1 (the gaps between its flows' starts), each flow's
-  // send on cpu 0 after its calc; receptions posted from the start, tagged by flow.
-  std::vector<std::vector<uint32_t>> sends(h.tasks), recvs(h.tasks);
-  for (uint32_t k = 0; k < all.size(); ++k) {
-    sends[all[k].src].push_back(k);
-    recvs[all[k].dst].push_back(k);
-  }
-  ScheduleBuilder b(h.tasks);
-  b.reserve(3 * all.size(), 3 * all.size());
-  for (uint32_t r = 0; r < h.tasks; ++r) {
-    b.beginRank(r);
-    uint64_t now = 0;
-    uint32_t prevCalc = ~0u;
-    for (uint32_t k : sends[r]) {
-      uint32_t calc = b.addCalc(all[k].startNs - now, /*cpu=*/1);
-      now = all[k].startNs;
-      uint32_t send = b.addSend(all[k].bytes, all[k].dst, k);
-      b.addDependency(send, calc, DepKind::Requires);
-      if (prevCalc != ~0u)
-        b.addDependency(calc, prevCalc, DepKind::Requires);
-      prevCalc = calc;
-    }
-    for (uint32_t k : recvs[r])
-      b.addRecv(all[k].bytes, all[k].src, k);
-    b.endRank();
-  }
-  return b.finish();
+  return flowSchedule(h.tasks, all);
 }
 
 // --- HOROVOD -------------------------------------------------------------------------
@@ -455,6 +467,133 @@ std::optional<Schedule> horovod(VefText &in, const ExtendedHeader &h, const Toke
   return b.finish();
 }
 
+// --- CDCNW ---------------------------------------------------------------------------
+
+// A message-size distribution file, as the HOMA simulator's workloads give them
+// (PlatformLab/HomaSimulation, homatransport/sizeDistributions): a first line with the
+// mean size (kept as information), then "<size in bytes> <cumulative probability>" lines,
+// sizes increasing, probabilities not decreasing and ending at 1.
+struct SizeCdf {
+  std::vector<std::pair<uint64_t, double>> points;
+  double mean = 0;
+  uint64_t sample(Random &rnd) const {
+    const double u = rnd.u01();
+    auto it = std::lower_bound(points.begin(), points.end(), u,
+                               [](const auto &p, double v) { return p.second < v; });
+    return it == points.end() ? points.back().first : it->first;
+  }
+};
+
+std::optional<SizeCdf> readCdf(VefText &in, llvm::StringRef fileToken, const std::string &trace) {
+  llvm::SmallString<256> path(fileToken);
+  if (!llvm::sys::path::is_absolute(path)) {
+    path = llvm::sys::path::parent_path(trace);
+    llvm::sys::path::append(path, fileToken);
+  }
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buf) {
+    in.error(fileToken, fmt::format("cannot read the size distribution '{}': {}", path.str().str(),
+                                    buf.getError().message()));
+    return std::nullopt;
+  }
+  unsigned id = in.diags.addBuffer(std::move(*buf));
+  VefText f(in.diags, in.diags.sourceMgr().getMemoryBuffer(id)->getBuffer());
+  Tokens t;
+  double declared = 0;
+  if (!f.next(t) || t.size() != 1 || !f.real(t[0], "the mean size", declared, 0, 1e18)) {
+    if (t.size() != 1 && !t.empty())
+      f.error(t[0], "a size distribution starts with its mean size alone on the first line");
+    else if (t.empty())
+      in.error(fileToken, fmt::format("the size distribution '{}' is empty", path.str().str()));
+    return std::nullopt;
+  }
+  SizeCdf cdf;
+  double prev = 0;
+  while (f.next(t)) {
+    uint64_t size = 0;
+    double p = 0;
+    if (t.size() != 2) {
+      f.error(t[0], fmt::format("expected '<size in bytes> <cumulative probability>', found {} "
+                                "field(s)",
+                                t.size()));
+      return std::nullopt;
+    }
+    if (!f.number(t[0], "a size in bytes", size) || !f.real(t[1], "a cumulative probability", p, 0, 1))
+      return std::nullopt;
+    if (!cdf.points.empty() && size <= cdf.points.back().first) {
+      f.error(t[0], fmt::format("sizes must increase: {} follows {}", size, cdf.points.back().first));
+      return std::nullopt;
+    }
+    if (p < prev) {
+      f.error(t[1], fmt::format("cumulative probabilities must not decrease: {} follows {}", t[1].str(), prev));
+      return std::nullopt;
+    }
+    cdf.mean += double(size) * (p - prev);
+    prev = p;
+    cdf.points.push_back({size, p});
+  }
+  if (cdf.points.empty() || std::fabs(prev - 1) > 1e-6) {
+    in.error(fileToken, fmt::format("the size distribution '{}' must end at cumulative probability "
+                                    "1 (it ends at {})",
+                                    path.str().str(), prev));
+    return std::nullopt;
+  }
+  return cdf;
+}
+
+// CDCNW: every task sends messages of sizes drawn from the distribution, with exponential
+// gaps whose mean makes LOAD Gb/s per task (mean size x 8 / LOAD ns, as the HOMA
+// simulator's generator does), until the trace's #Msgs messages in all.
+std::optional<Schedule> customDcn(VefText &in, const ExtendedHeader &h, const Tokens &ext) {
+  Tokens t;
+  if (!in.next(t)) {
+    in.error(in.rest(), "CDCNW: expected '<size distribution file> [<destination distribution>] "
+                        "[LOAD <Gb/s per task>]'");
+    return std::nullopt;
+  }
+  Dest dest = Dest::Uniform;
+  double load = 1;
+  for (size_t k = 1; k < t.size(); ++k) {
+    if (auto d = destOf(t[k])) {
+      dest = *d;
+    } else if (t[k] == "LOAD" && k + 1 < t.size()) {
+      if (!in.real(t[++k], "LOAD (Gb/s per task)", load, 1e-9, 1e6))
+        return std::nullopt;
+    } else {
+      in.error(t[k], fmt::format("unexpected '{}' (after the file: a destination distribution, {}, "
+                                 "and LOAD <Gb/s per task>)",
+                                 t[k].str(), Distributions));
+      return std::nullopt;
+    }
+  }
+  auto cdf = readCdf(in, t[0], h.path);
+  if (!cdf)
+    return std::nullopt;
+  if (h.tasks < 2) {
+    in.error(ext[0], "CDCNW needs at least 2 tasks (a message goes to another task)");
+    return std::nullopt;
+  }
+  if (!checkOps(in, h.msgsToken, 3 * h.msgs))
+    return std::nullopt;
+  Random rnd(opts::seed());
+  const double meanGapNs = cdf->mean * 8 / load;
+  // The tasks' arrival processes merged in time order.
+  using Next = std::pair<double, uint32_t>;
+  std::priority_queue<Next, std::vector<Next>, std::greater<>> next;
+  for (uint32_t r = 0; r < h.tasks; ++r)
+    next.push({rnd.exponential(meanGapNs), r});
+  std::vector<Flow> all;
+  all.reserve(h.msgs);
+  while (all.size() < h.msgs) {
+    auto [at, src] = next.top();
+    next.pop();
+    all.push_back({src, destination(rnd, dest, src, h.tasks), cdf->sample(rnd),
+                   uint64_t(std::llround(at))});
+    next.push({at + rnd.exponential(meanGapNs), src});
+  }
+  return flowSchedule(h.tasks, all);
+}
+
 } // namespace
 
 std::optional<Schedule> generateExtended(VefText &in, const ExtendedHeader &h, const Tokens &ext) {
@@ -466,9 +605,11 @@ std::optional<Schedule> generateExtended(VefText &in, const ExtendedHeader &h, c
     return flows(in, h, ext);
   if (ext[1] == "HOROVOD")
     return horovod(in, h, ext);
-  if (ext[1] == "DCNW" || ext[1] == "CDCNW") {
-    in.error(ext[1], fmt::format("the {} model is not generated yet (FLOWS and HOROVOD are)",
-                                 ext[1].str()));
+  if (ext[1] == "CDCNW")
+    return customDcn(in, h, ext);
+  if (ext[1] == "DCNW") {
+    in.error(ext[1], "DCNW's built-in size distributions are not included yet; give the "
+                     "distribution as a file with EXT CDCNW (docs/workloads.md)");
     return std::nullopt;
   }
   in.error(ext[1], fmt::format("unknown extended VEF model '{}' (models: DCNW, CDCNW, FLOWS, "

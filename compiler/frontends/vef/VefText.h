@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <string>
 
 namespace infracc::vef {
 
@@ -77,6 +78,7 @@ struct ExtendedHeader {
   uint32_t tasks = 0;
   uint64_t msgs = 0, clockPs = 1000;
   llvm::StringRef msgsToken;   // for messages about the count
+  std::string path;            // the trace's, for files it names (relative to its folder)
 };
 
 } // namespace infracc::vef
