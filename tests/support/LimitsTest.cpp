@@ -99,6 +99,17 @@ TEST(Limits, NumRanksBeyondWhatTheFileCanHoldIsRefusedAtTheHeader) {
                          "'rank 5 {}')\nnum_ranks 321048576\n          ^\n");
 }
 
+// Found by the kernels fuzz target in a long run: the GPU count of a kernel level.
+TEST(Limits, GpuCountOfAKernelLevel) {
+  std::string dir = makeTempDir("limits-kernels");
+  writeFile(dir + "/k.kernels", "gpus 2525242888\n");
+  RunResult r = runInfracc({dir + "/k.kernels", "-max-memory=8M", "-emit=sim"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, dir + "/k.kernels:1:6: error: the kernel level's 2525242888 GPUs would need "
+                         "about 150.5 GiB (2525242888 x 64 bytes), more than -max-memory (8.0 "
+                         "MiB); raise it with -max-memory=\ngpus 2525242888\n     ^\n");
+}
+
 TEST(Limits, CgroupV2LimitOfTheGroupOrAnAncestor) {
   std::string root = makeTempDir("cgroup2");
   llvm::sys::fs::create_directories(root + "/slurm/job_7/step_0");

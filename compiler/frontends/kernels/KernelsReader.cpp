@@ -7,6 +7,7 @@
 #include "ir/Module.h"
 #include "support/Diagnostics.h"
 #include "support/InputFile.h"
+#include "support/Limits.h"
 
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/ADT/StringExtras.h>
@@ -326,6 +327,12 @@ std::optional<Schedule> Reader::read(StringRef text) {
         return std::nullopt;
       if (n == 0) {
         d_.error(SMLoc::getFromPointer(toks_[1].data()), "there must be at least one GPU");
+        return std::nullopt;
+      }
+      // Each GPU is a rank of the schedule, with its own tables (found by the kernels fuzz
+      // target: 'gpus 2525242888' asked for 6 GB before anything else was read).
+      if (auto msg = exceedsMemory(("the kernel level's " + Twine(n) + " GPUs").str(), n, 64)) {
+        d_.error(SMLoc::getFromPointer(toks_[1].data()), *msg);
         return std::nullopt;
       }
       k_->numGpus = n;
