@@ -384,7 +384,7 @@ std::optional<Schedule> horovod(VefText &in, const ExtendedHeader &h, const Toke
           done = done && held[r] >= l.gatvTotal;
         }
         ops += uint64_t(P) * 6;
-        if (ops > (uint64_t(1) << 40) || !checkOps(in, defaultAt, ops))
+        if (!checkOps(in, defaultAt, ops))
           return std::nullopt;
       }
     }
