@@ -155,6 +155,16 @@ TEST(VefReader, Errors) {
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err, dir + "/t.vef:1:6: error: the task count 99999999999 is too large (at most "
                          "1073741824)\nVEF3 99999999999 1 1 0 0 0 1000\n     ^\n");
+  // The verifier's messages point at the records the ops came from.
+  r = run("VEF3 2 0 1 1 2 0 1000\nC0 0 1\nG0 C0 2 0 1024 1024 0 0 -1\n"
+          "G0 C0 2 1 2048 2048 0 0 -1\n");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, dir + "/t.vef:4:1: error: collective mismatch on communicator 0: rank 1 "
+                         "(communicator 0 rank 1) issues 'allreduce 2048b algo auto' as its 1st "
+                         "collective there, but rank 0 (its rank 0) issues 'allreduce 1024b algo "
+                         "auto'\nG0 C0 2 1 2048 2048 0 0 -1\n^\n" +
+                       dir + "/t.vef:3:1: note: the 1st collective of rank 0 on communicator 0\n"
+                             "G0 C0 2 0 1024 1024 0 0 -1\n^\n");
   // Counts in the header that disagree with the trace are warnings.
   r = run("VEF3 2 5 1 0 0 0 1000\nC0 0 1\n0 0 1 8 4 0 -1\n");
   EXPECT_EQ(r.status, 0) << r.err;

@@ -75,6 +75,7 @@ struct Record {
   int64_t ref = -1;
   llvm::SMLoc loc, depLoc;
   uint32_t sendOp = ~0u, recvOp = ~0u;   // local indices on src / dst (self: both the calc)
+  uint32_t firstOp = ~0u;                 // on src: the op that waits for the dependency
 };
 
 class Reader {
@@ -329,6 +330,7 @@ std::optional<Schedule> Reader::read() {
     uint32_t calc = ~0u;
     if (ns > 0 || self)
       calc = addOp(r.src, {OpKind::Calc, 0, 0, ns, ~0u, ~0u, r.loc});
+    r.firstOp = calc;
     if (self) {
       r.sendOp = r.recvOp = calc;
       continue;
@@ -348,6 +350,8 @@ std::optional<Schedule> Reader::read() {
       r.sendOp = addOp(r.src, {OpKind::Send, r.dst, uint32_t(r.id), r.bytes, ~0u, calc, r.loc});
       r.recvOp = addOp(r.dst, {OpKind::Recv, r.src, uint32_t(r.id), r.bytes, ~0u, ~0u, r.loc});
     }
+    if (calc == ~0u)
+      r.firstOp = r.sendOp;
   }
   // Dependencies: the first op of each record waits for what the record names.
   for (const Record &r : records_) {
@@ -356,22 +360,20 @@ std::optional<Schedule> Reader::read() {
       return std::nullopt;
     if (*dep == ~0u)
       continue;
-    Op &first = ops_[r.src][r.sendOp].requires_ != ~0u &&
-                        ops_[r.src][ops_[r.src][r.sendOp].requires_].kind == OpKind::Calc
-                    ? ops_[r.src][ops_[r.src][r.sendOp].requires_]
-                    : ops_[r.src][r.sendOp];
-    first.requires_ = *dep;
+    ops_[r.src][r.firstOp].requires_ = *dep;
   }
   std::vector<uint32_t> collectiveIndex;
   for (const CollectiveInfo &ci : collectives_)
     collectiveIndex.push_back(b.addCollective(ci));
+  b.keepSourceLocs();   // the verifier's messages point at the records
   for (uint32_t r = 0; r < tasks_; ++r) {
     b.beginRank(r);
-    for (const Op &o : ops_[r])
-      if (o.kind == OpKind::Collective)
-        b.addOp(OpKind::Collective, collectiveIndex[o.collective], o.size);
-      else
-        b.addOp(o.kind, o.peer, o.size, o.tag);
+    for (const Op &o : ops_[r]) {
+      const uint32_t i = o.kind == OpKind::Collective
+                             ? b.addOp(OpKind::Collective, collectiveIndex[o.collective], o.size)
+                             : b.addOp(o.kind, o.peer, o.size, o.tag);
+      b.setSourceLoc(i, o.loc);
+    }
     for (uint32_t i = 0; i < ops_[r].size(); ++i)
       if (ops_[r][i].requires_ != ~0u)
         b.addDependency(i, ops_[r][i].requires_, DepKind::Requires);

@@ -345,10 +345,12 @@ std::optional<Schedule> horovod(VefText &in, const ExtendedHeader &h, const Toke
     }
   auto layer = [&](uint64_t i) {
     Layer l = dflt;
-    if (auto it = own.find(i); it != own.end())
+    if (auto it = own.find(i); it != own.end()) {
+      Layer given = it->second;
       for (llvm::StringRef key : llvm::split(llvm::StringRef(HorovodKeys), ", "))
-        if (double v = *slotOf(const_cast<Layer &>(it->second), key); v >= 0)
+        if (double v = *slotOf(given, key); v >= 0)
           *slotOf(l, key) = v;
+    }
     return l;
   };
   for (uint64_t i = 0; i < layers; ++i) {
