@@ -8,6 +8,8 @@
 // implementation-defined ones) so that a trace generates the same schedule everywhere.
 #include "compiler/frontends/vef/VefGenerators.h"
 
+#include "compiler/frontends/vef/DcnDistributions.h"
+
 #include "support/Limits.h"
 #include "support/Options.h"
 
@@ -469,23 +471,48 @@ std::optional<Schedule> horovod(VefText &in, const ExtendedHeader &h, const Toke
   return b.finish();
 }
 
-// --- CDCNW ---------------------------------------------------------------------------
+// --- DCNW and CDCNW ------------------------------------------------------------------
 
-// A message-size distribution file, as the HOMA simulator's workloads give them
-// (PlatformLab/HomaSimulation, homatransport/sizeDistributions): a first line with the
-// mean size (kept as information), then "<size in bytes> <cumulative probability>" lines,
-// sizes increasing, probabilities not decreasing and ending at 1.
+// A message-size distribution: a step CDF (a draw u takes the first size whose cumulative
+// probability is >= u, as the HOMA simulator's generator does), in units of `unit` bytes,
+// and optionally a Pareto tail beyond the table's last probability.
 struct SizeCdf {
-  std::vector<std::pair<uint64_t, double>> points;
-  double mean = 0;
+  std::vector<SizePoint> points;
+  uint64_t unit = 1;
+  std::optional<ParetoTail> tail;
+  double mean = 0;   // bytes
+
   uint64_t sample(Random &rnd) const {
     const double u = rnd.u01();
+    const SizePoint &last = points.back();
+    if (tail && u > last.cumulative) {
+      double extra = std::round((std::pow((1 - last.cumulative) / (1 - u), tail->k) - 1) *
+                                tail->sigma / tail->k);
+      return uint64_t(std::min(double(tail->cap), double(last.size * unit) + extra));
+    }
     auto it = std::lower_bound(points.begin(), points.end(), u,
-                               [](const auto &p, double v) { return p.second < v; });
-    return it == points.end() ? points.back().first : it->first;
+                               [](const SizePoint &p, double v) { return p.cumulative < v; });
+    return (it == points.end() ? last.size : it->size) * unit;
   }
 };
 
+// The mean of the steps and, with a tail, of offset + the generalized Pareto's sigma/(1-k)
+// over the probability the table leaves (the cap and the rounding are ignored).
+double meanOf(const SizeCdf &c) {
+  double m = 0, prev = 0;
+  for (const SizePoint &p : c.points) {
+    m += double(p.size * c.unit) * (p.cumulative - prev);
+    prev = p.cumulative;
+  }
+  if (c.tail)
+    m += (1 - prev) * (double(c.points.back().size * c.unit) + c.tail->sigma / (1 - c.tail->k));
+  return m;
+}
+
+// A distribution file in the HOMA simulator's format (homatransport/sizeDistributions):
+// a first line with the mean size (kept as information), then "<size in bytes>
+// <cumulative probability>" lines, sizes increasing, probabilities not decreasing and
+// ending at 1.
 std::optional<SizeCdf> readCdf(VefText &in, llvm::StringRef fileToken, const std::string &trace) {
   llvm::SmallString<256> path(fileToken);
   if (!llvm::sys::path::is_absolute(path)) {
@@ -522,15 +549,14 @@ std::optional<SizeCdf> readCdf(VefText &in, llvm::StringRef fileToken, const std
     }
     if (!f.number(t[0], "a size in bytes", size) || !f.real(t[1], "a cumulative probability", p, 0, 1))
       return std::nullopt;
-    if (!cdf.points.empty() && size <= cdf.points.back().first) {
-      f.error(t[0], fmt::format("sizes must increase: {} follows {}", size, cdf.points.back().first));
+    if (!cdf.points.empty() && size <= cdf.points.back().size) {
+      f.error(t[0], fmt::format("sizes must increase: {} follows {}", size, cdf.points.back().size));
       return std::nullopt;
     }
     if (p < prev) {
       f.error(t[1], fmt::format("cumulative probabilities must not decrease: {} follows {}", t[1].str(), prev));
       return std::nullopt;
     }
-    cdf.mean += double(size) * (p - prev);
     prev = p;
     cdf.points.push_back({size, p});
   }
@@ -540,17 +566,29 @@ std::optional<SizeCdf> readCdf(VefText &in, llvm::StringRef fileToken, const std
                                     path.str().str(), prev));
     return std::nullopt;
   }
+  cdf.mean = meanOf(cdf);
   return cdf;
 }
 
-// CDCNW: every task sends messages of sizes drawn from the distribution, with exponential
-// gaps whose mean makes LOAD Gb/s per task (mean size x 8 / LOAD ns, as the HOMA
-// simulator's generator does), until the trace's #Msgs messages in all.
-std::optional<Schedule> customDcn(VefText &in, const ExtendedHeader &h, const Tokens &ext) {
+std::string modelNames() {
+  std::string names;
+  for (const DcnModel &m : dcnModels())
+    names += fmt::format("{}{} ({})", names.empty() ? "" : ", ", m.name, m.description);
+  return names;
+}
+
+// DCNW and CDCNW: every task sends messages of sizes drawn from the distribution, with
+// exponential gaps whose mean makes LOAD Gb/s per task (mean size x 8 / LOAD ns, as the
+// HOMA simulator's generator does), until the trace's #Msgs messages in all. The record
+// is '<model or file> [<destination distribution>] [LOAD <Gb/s per task>]'.
+std::optional<Schedule> dcnTraffic(VefText &in, const ExtendedHeader &h, const Tokens &ext) {
+  const bool custom = ext[1] == "CDCNW";
   Tokens t;
   if (!in.next(t)) {
-    in.error(in.rest(), "CDCNW: expected '<size distribution file> [<destination distribution>] "
-                        "[LOAD <Gb/s per task>]'");
+    in.error(in.rest(), fmt::format("{}: expected '{} [<destination distribution>] [LOAD <Gb/s "
+                                    "per task>]'",
+                                    ext[1].str(),
+                                    custom ? "<size distribution file>" : "<model>"));
     return std::nullopt;
   }
   Dest dest = Dest::Uniform;
@@ -562,17 +600,31 @@ std::optional<Schedule> customDcn(VefText &in, const ExtendedHeader &h, const To
       if (!in.real(t[++k], "LOAD (Gb/s per task)", load, 1e-9, 1e6))
         return std::nullopt;
     } else {
-      in.error(t[k], fmt::format("unexpected '{}' (after the file: a destination distribution, {}, "
+      in.error(t[k], fmt::format("unexpected '{}' (after the {}: a destination distribution, {}, "
                                  "and LOAD <Gb/s per task>)",
-                                 t[k].str(), Distributions));
+                                 t[k].str(), custom ? "file" : "model", Distributions));
       return std::nullopt;
     }
   }
-  auto cdf = readCdf(in, t[0], h.path);
+  std::optional<SizeCdf> cdf;
+  if (custom) {
+    cdf = readCdf(in, t[0], h.path);
+  } else if (const DcnModel *m = findDcnModel(t[0])) {
+    cdf.emplace();
+    cdf->points.assign(m->table.begin(), m->table.end());
+    cdf->unit = m->bytesPerUnit;
+    cdf->tail = m->tail;
+    cdf->mean = meanOf(*cdf);
+  } else {
+    in.error(t[0], fmt::format("unknown DCNW model '{}' (models: {}; or EXT CDCNW with a "
+                               "distribution file)",
+                               t[0].str(), modelNames()));
+  }
   if (!cdf)
     return std::nullopt;
   if (h.tasks < 2) {
-    in.error(ext[0], "CDCNW needs at least 2 tasks (a message goes to another task)");
+    in.error(ext[0], fmt::format("{} needs at least 2 tasks (a message goes to another task)",
+                                 ext[1].str()));
     return std::nullopt;
   }
   if (!checkOps(in, h.msgsToken, 3 * h.msgs))
@@ -607,13 +659,8 @@ std::optional<Schedule> generateExtended(VefText &in, const ExtendedHeader &h, c
     return flows(in, h, ext);
   if (ext[1] == "HOROVOD")
     return horovod(in, h, ext);
-  if (ext[1] == "CDCNW")
-    return customDcn(in, h, ext);
-  if (ext[1] == "DCNW") {
-    in.error(ext[1], "DCNW's built-in size distributions are not included yet; give the "
-                     "distribution as a file with EXT CDCNW (docs/workloads.md)");
-    return std::nullopt;
-  }
+  if (ext[1] == "CDCNW" || ext[1] == "DCNW")
+    return dcnTraffic(in, h, ext);
   in.error(ext[1], fmt::format("unknown extended VEF model '{}' (models: DCNW, CDCNW, FLOWS, "
                                "HOROVOD)",
                                ext[1].str()));
