@@ -97,6 +97,18 @@ const std::vector<Target> &targets() {
       fileTarget("msccl", "plan.json", {"-emit=sim"}),
       fileTarget("kernels", "workload.kernels", {"-emit=sim"}),
       fileTarget("vef", "trace.vef", {"-emit=sim"}),
+      // An SPC trace, then optionally after "LAYOUTSEP" the -storage-layout file.
+      {"spc",
+       [](llvm::StringRef data, const std::string &dir) {
+         auto [trace, layout] = data.split("LAYOUTSEP");
+         writeFile(in(dir, "trace.spc"), trace);
+         std::vector<std::string> args{in(dir, "trace.spc"), "-emit=sim"};
+         if (data.contains("LAYOUTSEP")) {
+           writeFile(in(dir, "layout.yaml"), layout);
+           args.push_back("-storage-layout=" + in(dir, "layout.yaml"));
+         }
+         return args;
+       }},
       {"blueprint",
        [](llvm::StringRef data, const std::string &) {
          // digest, not stats: the exact diameter of stats is quadratic (a 1x40004 mesh takes

@@ -91,9 +91,12 @@ bool checkOps(VefText &in, llvm::StringRef at, uint64_t ops) {
 }
 
 // Generated messages as a schedule: per task a clock of calcs on cpu 1 (the gaps between
-// its messages' starts), each message's send on cpu 0 after its calc, so a send starts
-// exactly at its time whatever the sends before it cost; receptions posted from the
-// start, tagged by message.
+// its messages' starts, each followed by a calc of 0 that ends with it), each message's
+// send on cpu 0 after its marker, so a send starts at its time whatever the sends before
+// it cost — in the engines that carry a predecessor's finish time to another cpu
+// (atlahs) and in the flow model (no message leaves before the present). LogGOPSim v1
+// (lgs, topo) does not: there a send starts when its cpu is free (docs/workloads.md).
+// Receptions are posted from the start, tagged by message.
 struct Flow {
   uint32_t src, dst;
   uint64_t bytes, startNs;
@@ -106,19 +109,21 @@ Schedule flowSchedule(uint32_t tasks, const std::vector<Flow> &all) {
     recvs[all[k].dst].push_back(k);
   }
   ScheduleBuilder b(tasks);
-  b.reserve(3 * all.size(), 3 * all.size());
+  b.reserve(4 * all.size(), 4 * all.size());
   for (uint32_t r = 0; r < tasks; ++r) {
     b.beginRank(r);
     uint64_t now = 0;
     uint32_t prevCalc = ~0u;
     for (uint32_t k : sends[r]) {
-      uint32_t calc = b.addCalc(all[k].startNs - now, /*cpu=*/1);
+      uint32_t gap = b.addCalc(all[k].startNs - now, /*cpu=*/1);
+      uint32_t tick = b.addCalc(0, /*cpu=*/1);
+      b.addDependency(tick, gap, DepKind::Requires);
       now = all[k].startNs;
       uint32_t send = b.addSend(all[k].bytes, all[k].dst, k);
-      b.addDependency(send, calc, DepKind::Requires);
+      b.addDependency(send, tick, DepKind::Requires);
       if (prevCalc != ~0u)
-        b.addDependency(calc, prevCalc, DepKind::Requires);
-      prevCalc = calc;
+        b.addDependency(gap, prevCalc, DepKind::Requires);
+      prevCalc = tick;
     }
     for (uint32_t k : recvs[r])
       b.addRecv(all[k].bytes, all[k].src, k);
@@ -229,7 +234,7 @@ std::optional<Schedule> flows(VefText &in, const ExtendedHeader &h, const Tokens
     in.error(ext[0], "FLOWS needs at least 2 tasks (a flow goes to another task)");
     return std::nullopt;
   }
-  if (!checkOps(in, h.msgsToken, 3 * h.msgs))
+  if (!checkOps(in, h.msgsToken, 4 * h.msgs))
     return std::nullopt;
   // One arrival process: exponential gaps of mean t / #Msgs cycles.
   Random rnd(opts::seed());
@@ -627,7 +632,7 @@ std::optional<Schedule> dcnTraffic(VefText &in, const ExtendedHeader &h, const T
                                  ext[1].str()));
     return std::nullopt;
   }
-  if (!checkOps(in, h.msgsToken, 3 * h.msgs))
+  if (!checkOps(in, h.msgsToken, 4 * h.msgs))
     return std::nullopt;
   Random rnd(opts::seed());
   const double meanGapNs = cdf->mean * 8 / load;

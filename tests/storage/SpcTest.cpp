@@ -1,0 +1,232 @@
+// SPC block-I/O traces on the Direct-Drive-like storage service: the requests' message
+// exchanges (golden), how requests are cut into slices, issue times, the placement of
+// the roles on ranks, and the errors of the trace and of -storage-layout.
+#include "compiler/frontends/storage/StorageLayout.h"
+#include "support/Diagnostics.h"
+#include "tests/support/TestUtil.h"
+
+#include <gtest/gtest.h>
+
+#include <llvm/ADT/SmallVector.h>
+#include <llvm/ADT/StringRef.h>
+
+using namespace infracc::test;
+
+namespace {
+
+std::string input(const std::string &name) { return sourcePath("tests/storage/inputs/" + name); }
+
+// The finishing time of host `h` in the simulator's per-host listing.
+uint64_t hostTime(const std::string &out, int h) {
+  const std::string key = "Host " + std::to_string(h) + ": ";
+  size_t at = out.find(key);
+  if (at == std::string::npos)
+    return 0;
+  return std::stoull(out.substr(at + key.size()));
+}
+
+// The (bytes, destination) of the sends of rank `rank` in a GOAL text.
+std::vector<std::pair<uint64_t, uint32_t>> sendsOfRank(const std::string &goal, int rank) {
+  std::vector<std::pair<uint64_t, uint32_t>> out;
+  llvm::StringRef text = goal;
+  bool in = false;
+  while (!text.empty()) {
+    auto [line, rest] = text.split('\n');
+    text = rest;
+    if (line.starts_with("rank "))
+      in = line == "rank " + std::to_string(rank) + " {";
+    llvm::SmallVector<llvm::StringRef, 8> t;
+    line.split(t, ' ', -1, false);
+    if (in && t.size() >= 5 && t[1] == "send") {
+      uint64_t bytes = 0;
+      uint32_t to = 0;
+      t[2].drop_back().getAsInteger(10, bytes);
+      t[4].getAsInteger(10, to);
+      out.push_back({bytes, to});
+    }
+  }
+  return out;
+}
+
+} // namespace
+
+// Two hosts (ASUs 0 and 1), the service on 9 more ranks: SLB 2, GS 3, MDS 4, CCS 5-6,
+// BSS 7-10, 4 KiB slices, 2 replicas. Host 0 writes 4 KiB at sector 4 (bytes 2048-6143:
+// two slices of 2048 bytes, to CCS 0 and 1, each copied to its 2 BSS) at 10 us and reads
+// 512 bytes at sector 24 (slice 3: CCS 1, BSS 2) at 30 us; host 1 reads 4 KiB at sector
+// 16 (slice 2: CCS 0, BSS 0) at 0 us. Each host mounts first (SLB -> GS -> MDS and back).
+// Checked by hand against the rules in docs/workloads.md.
+TEST(SpcTrace, MessageExchanges) {
+  RunResult r = runInfracc({input("small.spc"), "-storage-layout=" + input("small.yaml"),
+                            "-emit=goal-extended"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(compareGolden("storage/small.goal", r.out), "");
+}
+
+// A request is cut at slice boundaries into the bytes it covers: ATLAHS's generator sized
+// a piece from the smaller start (a 4 KiB write at byte 8192 became 12 KiB) and read the
+// LBA as bytes.
+TEST(SpcTrace, Slices) {
+  std::string dir = makeTempDir("spc-slices");
+  writeFile(dir + "/layout.yaml", "ccs: 4\nbss: 4\nreplicas: 1\nslice_bytes: 4096\nmount: false\n");
+  auto hostSends = [&](const std::string &line) {
+    writeFile(dir + "/t.spc", line + "\n");
+    RunResult r = runInfracc({dir + "/t.spc", "-storage-layout=" + dir + "/layout.yaml",
+                              "-emit=goal-extended"});
+    EXPECT_EQ(r.status, 0) << r.err;
+    return sendsOfRank(r.out, 0);
+  };
+  using Sends = std::vector<std::pair<uint64_t, uint32_t>>;
+  // Ranks: host 0, SLB 1, GS 2, MDS 3, CCS 4-7, BSS 8-11.
+  EXPECT_EQ(hostSends("0,16,4096,w,0"), (Sends{{4096, 6}}));             // byte 8192: slice 2
+  EXPECT_EQ(hostSends("0,4,4096,w,0"), (Sends{{2048, 4}, {2048, 5}}));    // bytes 2048-6143
+  EXPECT_EQ(hostSends("0,8,8192,w,0"), (Sends{{4096, 5}, {4096, 6}}));    // slices 1 and 2
+  EXPECT_EQ(hostSends("0,7,1,W,0"), (Sends{{1, 4}}));                     // byte 3584
+  // A read: lookup at the CCS, then the request to the BSS (1024 bytes each).
+  EXPECT_EQ(hostSends("0,8,100,r,0"), (Sends{{1024, 5}, {1024, 9}}));
+}
+
+// Issue times: with `issue: trace` (the default) a request starts at its timestamp, so
+// moving host 1's request 1 ms later moves its end by exactly 1 ms in the engines that
+// carry a dependency's time across cpus (atlahs) and in the flow model; LogGOPSim v1
+// (lgs) does not carry it. `issue: closed` ignores timestamps: each request of a host
+// follows the previous one's end.
+TEST(SpcTrace, IssueTimes) {
+  std::string dir = makeTempDir("spc-issue");
+  writeFile(dir + "/a.spc", "0,0,65536,r,0.0\n1,4096,65536,w,0.001\n");
+  writeFile(dir + "/b.spc", "0,0,65536,r,0.0\n1,4096,65536,w,0.002\n");
+  auto host1 = [&](const std::string &trace, const std::string &model) {
+    RunResult r = runInfracc({trace, "-storage-layout=" + input("small.yaml"), "-emit=sim",
+                              "-sim-model=" + model,
+                              "-fabric=leaf_spine:leaves=1,spines=1,hosts_per_leaf=16,host=simple_host"});
+    EXPECT_EQ(r.status, 0) << r.err;
+    return hostTime(r.out, 1);
+  };
+  for (const char *model : {"atlahs", "flow"}) {
+    SCOPED_TRACE(model);
+    const uint64_t a = host1(dir + "/a.spc", model), b = host1(dir + "/b.spc", model);
+    EXPECT_GT(a, 1000000u);
+    EXPECT_EQ(b - a, 1000000u);
+  }
+  // LogGOPSim v1: the write starts when host 1's cpu 0 is free, long before its time; the
+  // host's time is its clock cpu's (2 ms) alone.
+  EXPECT_EQ(host1(dir + "/b.spc", "lgs"), 2000000u);
+
+  writeFile(dir + "/closed.yaml", readFile(input("small.yaml")) + "issue: closed\n");
+  writeFile(dir + "/c.spc", "0,0,4096,r,0.0\n0,4096,4096,r,0.5\n");
+  RunResult r = runInfracc({dir + "/c.spc", "-storage-layout=" + dir + "/closed.yaml",
+                            "-emit=sim", "-sim-model=atlahs"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_LT(hostTime(r.out, 0), 1000000u);
+  r = runInfracc({dir + "/c.spc", "-storage-layout=" + input("small.yaml"), "-emit=sim",
+                  "-sim-model=atlahs"});
+  EXPECT_GT(hostTime(r.out, 0), 500000000u);
+}
+
+// Roles on ranks: grouped (hosts, SLB, GS, MDS, CCS, BSS in a row), spread (the i-th of n
+// instances near round((i+1) x ranks / (n+1)), ATLAHS's fat-tree strategy) and explicit.
+TEST(SpcTrace, Placement) {
+  using infracc::StorageLayout;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  infracc::DiagEngine diags(os);
+  StorageLayout l;
+  l.count = {2, 1, 1, 1, 2, 4};
+  uint32_t n = 0;
+  auto g = infracc::placeStorageRoles(l, n, diags, "t");
+  ASSERT_TRUE(g);
+  EXPECT_EQ(n, 11u);
+  EXPECT_EQ((*g)[0], (std::vector<uint32_t>{0, 1}));
+  EXPECT_EQ((*g)[3], (std::vector<uint32_t>{4}));
+  EXPECT_EQ((*g)[5], (std::vector<uint32_t>{7, 8, 9, 10}));
+  l.ranks = 16;
+  l.placement = StorageLayout::Placement::Spread;
+  g = infracc::placeStorageRoles(l, n, diags, "t");
+  ASSERT_TRUE(g);
+  EXPECT_EQ(n, 16u);
+  // Hosts at 16/3 and 32/3 (5, 11); SLB, GS, MDS each want 8: 8, then 7 (left first), 9;
+  // CCS want 5 and 11 (taken): 4 and 10; BSS want 3, 6, 10, 13: 3, 6, 12, 13.
+  EXPECT_EQ((*g)[0], (std::vector<uint32_t>{5, 11}));
+  EXPECT_EQ((*g)[1], (std::vector<uint32_t>{8}));
+  EXPECT_EQ((*g)[2], (std::vector<uint32_t>{7}));
+  EXPECT_EQ((*g)[3], (std::vector<uint32_t>{9}));
+  EXPECT_EQ((*g)[4], (std::vector<uint32_t>{4, 10}));
+  EXPECT_EQ((*g)[5], (std::vector<uint32_t>{3, 6, 12, 13}));
+  l.placement = StorageLayout::Placement::Grouped;
+  l.at[4] = {15, 0};
+  l.atLoc[4] = {llvm::SMLoc(), llvm::SMLoc()};
+  g = infracc::placeStorageRoles(l, n, diags, "t");
+  ASSERT_TRUE(g);
+  EXPECT_EQ((*g)[0], (std::vector<uint32_t>{1, 2}));
+  EXPECT_EQ((*g)[4], (std::vector<uint32_t>{15, 0}));
+  EXPECT_EQ((*g)[5], (std::vector<uint32_t>{6, 7, 8, 9}));
+  EXPECT_EQ(text, "");
+}
+
+TEST(SpcTrace, Errors) {
+  std::string dir = makeTempDir("spc-errors");
+  auto trace = [&](const std::string &text) {
+    writeFile(dir + "/t.spc", text);
+    RunResult r = runInfracc({dir + "/t.spc", "-emit=sim"});
+    EXPECT_EQ(r.status, 1);
+    return r.err;
+  };
+  const std::string t = dir + "/t.spc";
+  EXPECT_EQ(trace("0,1,2,3\n"), t + ":1:1: error: expected 'ASU,LBA,Size,Opcode,Timestamp' (SPC "
+                                    "format), found 4 field(s)\n0,1,2,3\n^\n");
+  EXPECT_EQ(trace("0,1,4096,r,0\n0,1,4096,x,0\n"),
+            t + ":2:10: error: the opcode must be R or W (read or write, either case), not 'x'\n"
+                "0,1,4096,x,0\n         ^\n");
+  EXPECT_EQ(trace("0,1,4096,r,-1\n"),
+            t + ":1:12: error: the timestamp must be seconds since the trace began (a number in "
+                "[0, 1e9]), not '-1'\n0,1,4096,r,-1\n           ^\n");
+  EXPECT_EQ(trace("0,1,0,r,0\n"),
+            t + ":1:5: error: the size must be at least 1 byte\n0,1,0,r,0\n    ^\n");
+  EXPECT_EQ(trace("0,1,99999999999999,r,0\n"),
+            t + ":1:5: error: a request of 99999999999999 bytes is absurd (at most 1 TiB)\n"
+                "0,1,99999999999999,r,0\n    ^\n");
+  EXPECT_EQ(trace("0,36028797018963968,4096,w,0\n"),
+            t + ":1:1: error: the request's end, sector 36028797018963968 x 512 bytes + 4096 "
+                "bytes, is beyond 2^64 bytes\n0,36028797018963968,4096,w,0\n^\n");
+
+  writeFile(dir + "/ok.spc", "0,1,4096,r,0\n");
+  auto layout = [&](const std::string &yaml) {
+    writeFile(dir + "/l.yaml", yaml);
+    RunResult r = runInfracc({dir + "/ok.spc", "-storage-layout=" + dir + "/l.yaml", "-emit=sim"});
+    EXPECT_EQ(r.status, 1);
+    return r.err;
+  };
+  const std::string l = dir + "/l.yaml";
+  EXPECT_EQ(layout("ccs: 2\nbss: 4\nreplicas: 5\n"),
+            l + ":3:11: error: replicas 5 is more than the 4 BSS\nreplicas: 5\n          ^\n");
+  EXPECT_EQ(layout("placement: random\n"),
+            l + ":1:12: error: placement must be grouped or spread, not the string 'random'\n"
+                "placement: random\n           ^\n");
+  EXPECT_EQ(layout("write_mb: 3\n"),
+            l + ":1:1: error: unknown key 'write_mb' in the storage layout; the keys are hosts, "
+                "slb, gs, mds, ccs, bss, ranks, placement, sector_bytes, slice_bytes, replicas, "
+                "issue, mount, read_mb_per_s, write_mb_per_s, lookup_ns, mount_ns, messages\n"
+                "write_mb: 3\n^\n");
+  EXPECT_EQ(layout("ranks: 8\n"),
+            l + ":1:8: error: the storage service's roles need 76 ranks (hosts 1, slb 1, gs 1, "
+                "mds 1, ccs 8, bss 64), more than ranks: 8\nranks: 8\n       ^\n");
+  EXPECT_EQ(layout("ccs: [0, 1]\nbss: [1, 2]\n"),
+            l + ":2:7: error: rank 1 is given to both ccs and bss\nbss: [1, 2]\n      ^\n");
+  EXPECT_EQ(layout("ccs: [20]\nbss: 2\n"),
+            l + ":1:7: error: ccs is placed on rank 20, but there are 7 ranks (set ranks:)\n"
+                "ccs: [20]\n      ^\n");
+  EXPECT_EQ(layout("slb: 0\n"),
+            l + ":1:1: error: a mount needs at least one of each of slb, gs and mds (slb is 0); "
+                "set mount: false to leave mounts out\nslb: 0\n^\n");
+  EXPECT_EQ(layout("issue: later\n"),
+            l + ":1:8: error: issue must be trace (each request at its timestamp) or closed "
+                "(each after the host's previous one), not the string 'later'\n"
+                "issue: later\n       ^\n");
+  EXPECT_EQ(layout("messages:\n  ack: 0\n"),
+            l + ":2:8: error: the ack message's size 0 is out of range: it must be in [1, "
+                "1099511627776]\n  ack: 0\n       ^\n");
+  EXPECT_EQ(layout("read_mb_per_s: 0\n"),
+            l + ":1:16: error: read_mb_per_s 0 is out of range: it must be above 0 and at most "
+                "1e9\nread_mb_per_s: 0\n               ^\n");
+}
