@@ -129,4 +129,14 @@ llvm::Expected<const InputFormat *> InputRegistry::classify(llvm::StringRef path
                     "' is; inputs are recognised by extension:" + known);
 }
 
+std::optional<llvm::StringRef> readInputText(InputContext &ctx) {
+  auto buf = openInputFile(ctx.path, /*nulTerminated=*/false);
+  if (!buf) {
+    ctx.diags.error(ctx.path, "cannot read: " + buf.getError().message());
+    return std::nullopt;
+  }
+  unsigned id = ctx.diags.addBuffer(std::move(*buf));
+  return ctx.diags.sourceMgr().getMemoryBuffer(id)->getBuffer();
+}
+
 } // namespace infracc

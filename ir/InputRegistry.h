@@ -85,6 +85,11 @@ public:
   static llvm::Expected<const InputFormat *> classify(llvm::StringRef path);
 };
 
+/// The whole text of the input (mapped, or standard input), registered with the
+/// diagnostics so that locations in it can be reported; nullopt after reporting that it
+/// cannot be read.
+std::optional<llvm::StringRef> readInputText(InputContext &ctx);
+
 struct RegisterInputFormat {
   explicit RegisterInputFormat(InputFormat f) { InputRegistry::add(std::move(f)); }
 };

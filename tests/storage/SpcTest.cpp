@@ -226,6 +226,10 @@ TEST(SpcTrace, Errors) {
   EXPECT_EQ(layout("messages:\n  ack: 0\n"),
             l + ":2:8: error: the ack message's size 0 is out of range: it must be in [1, "
                 "1099511627776]\n  ack: 0\n       ^\n");
+  RunResult r = runInfracc({dir + "/ok.spc", "-storage-layout=" + dir + "/none.yaml", "-emit=sim"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "infracc: error: cannot read the storage layout '" + dir +
+                       "/none.yaml': No such file or directory\n");
   EXPECT_EQ(layout("read_mb_per_s: 0\n"),
             l + ":1:16: error: read_mb_per_s 0 is out of range: it must be above 0 and at most "
                 "1e9\nread_mb_per_s: 0\n               ^\n");

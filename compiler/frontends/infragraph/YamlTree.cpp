@@ -6,6 +6,7 @@
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/ADT/StringMap.h>
 #include <llvm/ADT/StringSwitch.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/YAMLParser.h>
 
 #include <fmt/format.h>
@@ -289,6 +290,17 @@ struct HandlerScope {
   ~HandlerScope() { sm.setDiagHandler(oldHandler, oldContext); }
 };
 } // namespace
+
+bool YamlTree::parseFile(llvm::StringRef path, llvm::StringRef what, DiagEngine &diags) {
+  auto buf = llvm::MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/true);
+  if (!buf) {
+    diags.error("", "cannot read the " + what + " '" + path + "': " + buf.getError().message());
+    return false;
+  }
+  llvm::MemoryBufferRef ref = (*buf)->getMemBufferRef();
+  diags.addBuffer(std::move(*buf));
+  return parse(ref, diags);
+}
 
 bool YamlTree::parse(llvm::MemoryBufferRef buffer, DiagEngine &diags) {
   unsigned before = diags.errorCount();

@@ -54,6 +54,9 @@ public:
   /// Parses `buffer` (already registered with diags' SourceMgr). Syntax errors are
   /// reported through `diags`; returns false if any was.
   bool parse(llvm::MemoryBufferRef buffer, DiagEngine &diags);
+  /// Reads the file `path` ("-" for standard input) and parses it; an unreadable file
+  /// is reported as "cannot read the <what> '<path>': <reason>".
+  bool parseFile(llvm::StringRef path, llvm::StringRef what, DiagEngine &diags);
   /// The same for a JSON document: llvm::yaml reads more than JSON (comments,
   /// unquoted strings, trailing text), so nlohmann::json checks the syntax first and
   /// reports the first error at its line and column.

@@ -4,7 +4,6 @@
 #include "support/Diagnostics.h"
 
 #include <llvm/ADT/StringExtras.h>
-#include <llvm/Support/MemoryBuffer.h>
 
 #include <fmt/format.h>
 
@@ -197,15 +196,8 @@ bool Reader::read(const YamlNode *root, JobsSpec &spec) {
 } // namespace
 
 std::optional<JobsSpec> readJobsFile(llvm::StringRef path, DiagEngine &diags) {
-  auto buf = llvm::MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/true);
-  if (!buf) {
-    diags.error("", "cannot read the jobs file '" + path + "': " + buf.getError().message());
-    return std::nullopt;
-  }
-  llvm::MemoryBufferRef ref = (*buf)->getMemBufferRef();
-  diags.addBuffer(std::move(*buf));
   YamlTree tree;
-  if (!tree.parse(ref, diags))
+  if (!tree.parseFile(path, "jobs file", diags))
     return std::nullopt;
   JobsSpec spec;
   spec.path = path.str();

@@ -8,7 +8,6 @@
 #include "ir/InputRegistry.h"
 #include "ir/Module.h"
 #include "support/Diagnostics.h"
-#include "support/InputFile.h"
 #include "support/Options.h"
 
 #include <llvm/Support/CommandLine.h>
@@ -26,14 +25,10 @@ cl::opt<std::string> LayoutFile(
     cl::cat(opts::generalCategory()));
 
 llvm::Error load(InputContext &ctx) {
-  auto buf = openInputFile(ctx.path, /*nulTerminated=*/false);
-  if (!buf) {
-    ctx.diags.error(ctx.path, "cannot read: " + buf.getError().message());
+  std::optional<llvm::StringRef> text = readInputText(ctx);
+  if (!text)
     return reportedError();
-  }
-  unsigned id = ctx.diags.addBuffer(std::move(*buf));
-  llvm::StringRef text = ctx.diags.sourceMgr().getMemoryBuffer(id)->getBuffer();
-  auto requests = readSpcTrace(text, ctx.diags);
+  auto requests = readSpcTrace(*text, ctx.diags);
   if (!requests)
     return reportedError();
   auto layout = readStorageLayout(LayoutFile, ctx.diags);

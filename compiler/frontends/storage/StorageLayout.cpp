@@ -4,7 +4,6 @@
 #include "support/Diagnostics.h"
 
 #include <llvm/ADT/StringExtras.h>
-#include <llvm/Support/MemoryBuffer.h>
 
 #include <fmt/format.h>
 
@@ -189,15 +188,8 @@ std::optional<StorageLayout> readStorageLayout(llvm::StringRef path, DiagEngine 
   StorageLayout l;
   if (path.empty())
     return l;
-  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
-  if (!buf) {
-    diags.error(path, "cannot read the storage layout: " + buf.getError().message());
-    return std::nullopt;
-  }
-  llvm::MemoryBufferRef ref = (*buf)->getMemBufferRef();
-  diags.addBuffer(std::move(*buf));
   YamlTree tree;
-  if (!tree.parse(ref, diags))
+  if (!tree.parseFile(path, "storage layout", diags))
     return std::nullopt;
   if (!tree.root())
     return l;   // an empty file: the defaults

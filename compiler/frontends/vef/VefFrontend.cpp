@@ -24,7 +24,6 @@
 #include "ir/InputRegistry.h"
 #include "ir/Module.h"
 #include "support/Diagnostics.h"
-#include "support/InputFile.h"
 #include "support/Limits.h"
 
 #include <llvm/ADT/DenseMap.h>
@@ -390,14 +389,10 @@ std::optional<Schedule> Reader::read() {
 }
 
 llvm::Error load(InputContext &ctx) {
-  auto buf = openInputFile(ctx.path, /*nulTerminated=*/false);
-  if (!buf) {
-    ctx.diags.error(ctx.path, "cannot read: " + buf.getError().message());
+  std::optional<llvm::StringRef> text = readInputText(ctx);
+  if (!text)
     return reportedError();
-  }
-  unsigned id = ctx.diags.addBuffer(std::move(*buf));
-  llvm::StringRef text = ctx.diags.sourceMgr().getMemoryBuffer(id)->getBuffer();
-  Reader reader(ctx.diags, text, ctx.path);
+  Reader reader(ctx.diags, *text, ctx.path);
   std::optional<Schedule> s = reader.read();
   if (!s)
     return reportedError();
