@@ -214,6 +214,7 @@ llvm::Error Driver::readInputs() {
   }
   if (module_.jobs.size() == 1) {
     module_.workloadSource = module_.jobs.front().source;
+    module_.timedWorkload = module_.jobs.front().timed;
     module_.schedule.emplace(std::move(module_.jobs.front().schedule));
     module_.jobs.clear();
   }

@@ -31,10 +31,14 @@ struct Module {
   struct Job {
     std::string source;
     Schedule schedule;
+    /// Generated arrivals (VEF's FLOWS/DCNW/CDCNW, SPC with issue: trace): messages wait
+    /// for a clock on another cpu, whose time LogGOPSim v1 does not carry over.
+    bool timed = false;
   };
   std::vector<Job> jobs;
   std::optional<Schedule> schedule;
   std::string workloadSource;
+  bool timedWorkload = false;   // `schedule` has a timed job (Job::timed)
 
   Placement placement;
   // Placement asked for in files and options (-place-map, -jobs, -nic), read by their

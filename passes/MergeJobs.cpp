@@ -371,8 +371,10 @@ std::string ordinal(size_t i) {
 
 llvm::Error MergeJobsPass::run(Module &m, PassContext &ctx) {
   std::vector<JobIn> jobs;
-  for (const Module::Job &j : m.jobs)
+  for (const Module::Job &j : m.jobs) {
     jobs.push_back({j.source, &j.schedule});
+    m.timedWorkload |= j.timed;
+  }
   if (jobs.empty() && m.hasSchedule())
     jobs.push_back({m.workloadSource, &*m.schedule});
   if (jobs.empty())

@@ -210,6 +210,13 @@ llvm::Error runSim(TargetContext &ctx) {
   so.params = *params;
   so.costs = costs.get();
   so.network = costs ? costs->network() : nullptr;
+  if (m.timedWorkload && so.engine == Engine::Lgs && !so.network)
+    ctx.diags.warning(where, fmt::format(
+        "the workload's messages start at generated times, which -sim-model={} does not "
+        "keep: LogGOPSim v1 does not carry a time to another cpu, so a message starts as "
+        "soon as its own cpu is free; -sim-model=atlahs or flow keeps the times "
+        "(docs/workloads.md, \"Timed workloads\")",
+        model->name));
   so.criticalPath = json;
   if (so.network && json)
     so.network->keepRecords();

@@ -110,8 +110,20 @@ TEST(SpcTrace, IssueTimes) {
     EXPECT_EQ(b - a, 1000000u);
   }
   // LogGOPSim v1: the write starts when host 1's cpu 0 is free, long before its time; the
-  // host's time is its clock cpu's (2 ms) alone.
+  // host's time is its clock cpu's (2 ms) alone. The simulator says so.
   EXPECT_EQ(host1(dir + "/b.spc", "lgs"), 2000000u);
+  RunResult w = runInfracc({dir + "/b.spc", "-storage-layout=" + input("small.yaml"), "-emit=sim"});
+  EXPECT_EQ(w.err, dir + "/b.spc: warning: the workload's messages start at generated times, "
+                         "which -sim-model=lgs does not keep: LogGOPSim v1 does not carry a "
+                         "time to another cpu, so a message starts as soon as its own cpu is "
+                         "free; -sim-model=atlahs or flow keeps the times (docs/workloads.md, "
+                         "\"Timed workloads\")\n");
+  w = runInfracc({dir + "/b.spc", "-storage-layout=" + input("small.yaml"), "-emit=sim",
+                  "-sim-model=atlahs"});
+  EXPECT_EQ(w.err, "");
+  writeFile(dir + "/closed-small.yaml", readFile(input("small.yaml")) + "issue: closed\n");
+  w = runInfracc({dir + "/b.spc", "-storage-layout=" + dir + "/closed-small.yaml", "-emit=sim"});
+  EXPECT_EQ(w.err, "");
 
   writeFile(dir + "/closed.yaml", readFile(input("small.yaml")) + "issue: closed\n");
   writeFile(dir + "/c.spc", "0,0,4096,r,0.0\n0,4096,4096,r,0.5\n");

@@ -37,7 +37,7 @@ llvm::Error load(InputContext &ctx) {
   auto s = directDriveSchedule(*requests, *layout, ctx.diags, ctx.path);
   if (!s)
     return reportedError();
-  ctx.module.jobs.push_back({ctx.path, std::move(*s)});
+  ctx.module.jobs.push_back({ctx.path, std::move(*s), layout->issue == StorageLayout::Issue::Trace});
   return llvm::Error::success();
 }
 

@@ -82,6 +82,8 @@ public:
   Reader(DiagEngine &d, llvm::StringRef text, std::string path)
       : diags_(d), in_(d, text), path_(std::move(path)) {}
   std::optional<Schedule> read();
+  /// The trace generated arrivals (FLOWS, DCNW, CDCNW): see Module::Job::timed.
+  bool timed() const { return timed_; }
 
 private:
   bool error(llvm::StringRef at, const llvm::Twine &msg) { return in_.error(at, msg.str()); }
@@ -103,6 +105,7 @@ private:
   VefText in_;
   std::string path_;
   uint32_t tasks_ = 0;
+  bool timed_ = false;
   uint64_t clockPs_ = 1000;
   std::vector<Record> records_;
   llvm::DenseMap<uint64_t, uint32_t> messageIndex_;                 // id -> record
@@ -274,6 +277,7 @@ std::optional<Schedule> Reader::read() {
   bool more = nextLine(t);
   if (more && t[0] == "EXT") {
     ExtendedHeader h{tasks_, msgs, clockPs_, msgsToken, path_};
+    timed_ = t.size() == 2 && t[1] != "HOROVOD";
     return generateExtended(in_, h, t);
   }
   uint64_t declared = 0;
@@ -396,7 +400,7 @@ llvm::Error load(InputContext &ctx) {
   std::optional<Schedule> s = reader.read();
   if (!s)
     return reportedError();
-  ctx.module.jobs.push_back({ctx.path, std::move(*s)});
+  ctx.module.jobs.push_back({ctx.path, std::move(*s), reader.timed()});
   return llvm::Error::success();
 }
 
