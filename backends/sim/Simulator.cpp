@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cassert>
 #include <chrono>
+#include <queue>
 #include <memory>
 
 namespace infracc::sim {
@@ -351,6 +352,15 @@ private:
     heap.push(e);
     ++res_.reinsertions;
   }
+  /// A blocked send or calc: parked with the others blocked on the same clocks when
+  /// parking is on (cpu c of rank h, and nic n for a send; Wildcard n for a calc).
+  template <class Queue>
+  void reinsertOrPark(Queue &heap, Event e, uint64_t until, uint32_t h, uint32_t c, uint32_t n) {
+    if (parking_)
+      park((uint64_t(h) * C_ + c) * (uint64_t(N_) + 1) + (n == Wildcard ? N_ : n), e, until);
+    else
+      reinsert(heap, e, until);
+  }
   /// The sender of a rendezvous message is released by the receive: its cpu and send
   /// gap clocks move forward to the receive (never back), caused by `act`.
   template <bool Rec>
@@ -429,6 +439,53 @@ private:
   PodBuffer<uint32_t> scratch_, roots_;
   uint64_t seq_ = 0;
   SimResult res_;
+
+  // Parking (LogGOPSim engine, no critical path, no network model): events blocked on
+  // one resource wait together instead of each being retried whenever it frees. Many
+  // sends waiting for one CPU are otherwise all retried at every time it frees, each
+  // time one of them gets it: quadratic in the queue. A blocked check changes nothing,
+  // so it may be left out or made early, never late; a group of events blocked on the
+  // same clocks (a send: its cpu and nic; a calc: its cpu) sits in the group queue at
+  // (time, seq of its oldest member), which is never later than any member's next
+  // check in LogGOPSim, and only its oldest member is checked: when it starts, the
+  // next one is checked at the same time; when it is still blocked, the clocks are
+  // busy for every member until at least the time it is put back at, so the whole
+  // group moves there. docs/sim.md, "Performance".
+  struct Group {
+    uint64_t time = 0;
+    uint32_t version = 0;
+    std::vector<Event> members;   // a min-heap by seq
+  };
+  struct GroupEntry {
+    uint64_t time;
+    uint32_t seq, gid, version;
+  };
+  struct GroupEntryLater {
+    bool operator()(const GroupEntry &a, const GroupEntry &b) const {
+      return a.time != b.time ? a.time > b.time : a.seq > b.seq;
+    }
+  };
+  static bool seqLater(const Event &a, const Event &b) { return a.seq > b.seq; }
+  bool parking_ = false;
+  llvm::DenseMap<uint64_t, uint32_t> groupOf_;
+  std::vector<Group> groups_;
+  std::priority_queue<GroupEntry, std::vector<GroupEntry>, GroupEntryLater> groupQueue_;
+  void park(uint64_t key, Event e, uint64_t until);
+  void pushGroup(uint32_t gid) {
+    Group &g = groups_[gid];
+    groupQueue_.push({g.time, g.members.front().seq, gid, ++g.version});
+  }
+  /// The group queue's first live entry, if any (stale ones dropped).
+  const GroupEntry *liveGroup() {
+    while (!groupQueue_.empty()) {
+      const GroupEntry &top = groupQueue_.top();
+      const Group &g = groups_[top.gid];
+      if (top.version == g.version && !g.members.empty())
+        return &top;
+      groupQueue_.pop();
+    }
+    return nullptr;
+  }
 
   // ATLAHS carried start times (per reference; the activity stored plus one).
   ZeroedArray<uint64_t> depStart_;
@@ -575,16 +632,52 @@ template <bool Rec, bool Atlahs> void EventEngine::runEngine() {
       return;
     }
   }
-  while (!heap.empty() && !res_.aborted) {
-    Event e = heap.pop();
-    now = e.time;
-    if constexpr (Atlahs)
-      numTouched_ = 0;
-    else
-      prefetchAhead(heap);
-    process<Rec, Atlahs>(heap, e);
-    if (seq_ >= nextReport_) [[unlikely]]
-      reportProgress(now);
+  if constexpr (!Atlahs && !Rec) {
+    parking_ = true;
+    for (;;) {
+      // The earlier of the event queue's first event and the first group's oldest
+      // member, by (time, seq) as LogGOPSim orders them.
+      const GroupEntry *ge = liveGroup();
+      Event e;
+      if (ge && (heap.empty() || ge->time < heap.top().time ||
+                 (ge->time == heap.top().time && ge->seq < heap.top().seq))) {
+        const uint32_t gid = ge->gid;
+        groupQueue_.pop();
+        Group &g = groups_[gid];
+        std::pop_heap(g.members.begin(), g.members.end(), seqLater);
+        e = g.members.back();
+        g.members.pop_back();
+        e.time = g.time;
+        if (!g.members.empty())
+          pushGroup(gid);
+        else
+          ++g.version;
+      } else if (!heap.empty()) {
+        e = heap.pop();
+        prefetchAhead(heap);
+      } else {
+        break;
+      }
+      if (res_.aborted)
+        break;
+      now = e.time;
+      process<Rec, Atlahs>(heap, e);
+      if (seq_ >= nextReport_) [[unlikely]]
+        reportProgress(now);
+    }
+    parking_ = false;
+  } else {
+    while (!heap.empty() && !res_.aborted) {
+      Event e = heap.pop();
+      now = e.time;
+      if constexpr (Atlahs)
+        numTouched_ = 0;
+      else
+        prefetchAhead(heap);
+      process<Rec, Atlahs>(heap, e);
+      if (seq_ >= nextReport_) [[unlikely]]
+        reportProgress(now);
+    }
   }
   if (opt_.progress)
     reportProgress(now, /*last=*/true);
@@ -637,7 +730,7 @@ template <bool Rec, bool Carry, class Queue>
   if (clk > e.time) {
     if constexpr (Rec)
       setCause(ref, cpuOwner(h, c), Via::Cpu);
-    reinsert(heap, e, clk);
+    reinsertOrPark(heap, e, clk, h, c, Wildcard);
     return;
   }
   clk = e.time + sizeOf(r);
@@ -751,7 +844,32 @@ template <bool Rec>
   } else {
     if constexpr (Rec)
       causeOfMax(ref, co, cpuOwner(h, c), Via::Cpu, cg, sendOwner(h, n), Via::Nic);
-    reinsert(heap, e, std::max(co, cg));
+    reinsertOrPark(heap, e, std::max(co, cg), h, c, n);
+  }
+}
+
+void EventEngine::park(uint64_t key, Event e, uint64_t until) {
+  ++res_.reinsertions;
+  e.time = until;
+  auto [it, fresh] = groupOf_.try_emplace(key, uint32_t(groups_.size()));
+  if (fresh)
+    groups_.emplace_back();
+  const uint32_t gid = it->second;
+  Group &g = groups_[gid];
+  if (g.members.empty()) {
+    g.time = until;
+    g.members.push_back(e);
+    pushGroup(gid);
+    return;
+  }
+  // The clocks are busy until `until` for every member (it was just computed from
+  // them, and they only move forward), and no member is checked before now.
+  const uint32_t head = g.members.front().seq;
+  g.members.push_back(e);
+  std::push_heap(g.members.begin(), g.members.end(), seqLater);
+  if (until > g.time || e.seq < head) {
+    g.time = std::max(g.time, until);
+    pushGroup(gid);
   }
 }
 
