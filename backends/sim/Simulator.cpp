@@ -352,12 +352,15 @@ private:
     heap.push(e);
     ++res_.reinsertions;
   }
-  /// A blocked send or calc: parked with the others blocked on the same clocks when
-  /// parking is on (cpu c of rank h, and nic n for a send; Wildcard n for a calc).
+  /// A blocked send, calc or message: parked with the others blocked on the same clocks
+  /// when parking is on: cpu c of rank h and, for a send, its nic n's send gap (a calc:
+  /// Wildcard n), for a message its nic n's receive gap.
   template <class Queue>
-  void reinsertOrPark(Queue &heap, Event e, uint64_t until, uint32_t h, uint32_t c, uint32_t n) {
+  void reinsertOrPark(Queue &heap, Event e, uint64_t until, uint32_t h, uint32_t c, uint32_t n,
+                      bool message = false) {
     if (parking_)
-      park((uint64_t(h) * C_ + c) * (uint64_t(N_) + 1) + (n == Wildcard ? N_ : n), e, until);
+      park(((uint64_t(h) * C_ + c) * (uint64_t(N_) + 1) + (n == Wildcard ? N_ : n)) * 2 + message,
+           e, until);
     else
       reinsert(heap, e, until);
   }
@@ -445,7 +448,8 @@ private:
   // sends waiting for one CPU are otherwise all retried at every time it frees, each
   // time one of them gets it: quadratic in the queue. A blocked check changes nothing,
   // so it may be left out or made early, never late; a group of events blocked on the
-  // same clocks (a send: its cpu and nic; a calc: its cpu) sits in the group queue at
+  // same clocks (a send: its cpu and nic's send gap; a calc: its cpu; a message at its
+  // receiver: the cpu and the nic's receive gap) sits in the group queue at
   // (time, seq of its oldest member), which is never later than any member's next
   // check in LogGOPSim, and only its oldest member is checked: when it starts, the
   // next one is checked at the same time; when it is still blocked, the clocks are
@@ -936,7 +940,7 @@ template <bool Rec>
   } else {
     if constexpr (Rec)
       causeOfMax(msgAct(ref), co, cpuOwner(d, c), Via::Cpu, cr, recvOwner(d, n), Via::Nic);
-    reinsert(heap, e, std::max(co, cr));
+    reinsertOrPark(heap, e, std::max(co, cr), d, c, n, /*message=*/true);
   }
 }
 
