@@ -479,6 +479,31 @@ private:
     Group &g = groups_[gid];
     groupQueue_.push({g.time, g.members.front().seq, gid, ++g.version});
   }
+  /// The next event by (time, seq), as LogGOPSim orders them: the event queue's first or
+  /// the first group's oldest member. False when there is none.
+  bool popNext(EventQueue &heap, Event &e) {
+    const GroupEntry *ge = parking_ ? liveGroup() : nullptr;
+    if (ge && (heap.empty() || ge->time < heap.top().time ||
+               (ge->time == heap.top().time && ge->seq < heap.top().seq))) {
+      const uint32_t gid = ge->gid;
+      groupQueue_.pop();
+      Group &g = groups_[gid];
+      std::pop_heap(g.members.begin(), g.members.end(), seqLater);
+      e = g.members.back();
+      g.members.pop_back();
+      e.time = g.time;
+      if (!g.members.empty())
+        pushGroup(gid);
+      else
+        ++g.version;
+      return true;
+    }
+    if (heap.empty())
+      return false;
+    e = heap.pop();
+    prefetchAhead(heap);
+    return true;
+  }
   /// The group queue's first live entry, if any (stale ones dropped).
   const GroupEntry *liveGroup() {
     while (!groupQueue_.empty()) {
@@ -638,32 +663,8 @@ template <bool Rec, bool Atlahs> void EventEngine::runEngine() {
   }
   if constexpr (!Atlahs && !Rec) {
     parking_ = true;
-    for (;;) {
-      // The earlier of the event queue's first event and the first group's oldest
-      // member, by (time, seq) as LogGOPSim orders them.
-      const GroupEntry *ge = liveGroup();
-      Event e;
-      if (ge && (heap.empty() || ge->time < heap.top().time ||
-                 (ge->time == heap.top().time && ge->seq < heap.top().seq))) {
-        const uint32_t gid = ge->gid;
-        groupQueue_.pop();
-        Group &g = groups_[gid];
-        std::pop_heap(g.members.begin(), g.members.end(), seqLater);
-        e = g.members.back();
-        g.members.pop_back();
-        e.time = g.time;
-        if (!g.members.empty())
-          pushGroup(gid);
-        else
-          ++g.version;
-      } else if (!heap.empty()) {
-        e = heap.pop();
-        prefetchAhead(heap);
-      } else {
-        break;
-      }
-      if (res_.aborted)
-        break;
+    Event e;
+    while (!res_.aborted && popNext(heap, e)) {
       now = e.time;
       process<Rec, Atlahs>(heap, e);
       if (seq_ >= nextReport_) [[unlikely]]
@@ -697,6 +698,8 @@ template <bool Rec> void EventEngine::runWithNetwork(EventQueue &heap, uint64_t 
       if (opt_.trace)
         traceMessage(ref).arrival = arrival;
   };
+  // No parking here: `present_` is the latest time of any event taken so far, retries
+  // included, and a parked group's early tries would move it (docs/sim.md).
   for (;;) {
     double tn = net.nextTime();
     if (tn != std::numeric_limits<double>::infinity() &&
