@@ -1,5 +1,6 @@
 #include "support/Isolation.h"
 
+#include <cerrno>
 #include <csignal>
 #include <cstring>
 #include <sys/wait.h>

@@ -246,3 +246,30 @@ TEST(SpcTrace, Errors) {
             l + ":1:16: error: read_mb_per_s 0 is out of range: it must be above 0 and at most "
                 "1e9\nread_mb_per_s: 0\n               ^\n");
 }
+
+// Sizes are checked against -max-memory before anything is built: the requests the trace
+// holds, the service's ranks, and the schedule's ops.
+TEST(SpcTrace, Limits) {
+  std::string dir = makeTempDir("spc-limits");
+  writeFile(dir + "/t.spc", "0,0,1073741824,r,0\n");   // a 1 GiB read
+  const std::string t = dir + "/t.spc";
+  // 19 bytes of text: at most 2 requests of 48 bytes.
+  RunResult r = runInfracc({t, "-emit=goal", "-max-memory=64"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, t + ":1:1: error: the trace's requests would need about 96 bytes (2 x 48 "
+                       "bytes), more than -max-memory (64 bytes); raise it with -max-memory=\n"
+                       "0,0,1073741824,r,0\n^\n");
+  writeFile(dir + "/ranks.yaml", "ranks: 16000000\n");
+  r = runInfracc({t, "-storage-layout=" + dir + "/ranks.yaml", "-emit=goal", "-max-memory=1G"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, t + ": error: the storage service's 16000000 ranks would need about 2.4 GiB "
+                       "(16000000 x 160 bytes), more than -max-memory (1.0 GiB); raise it with "
+                       "-max-memory=\n");
+  // 1-byte slices: 2^30 read slices of 10 ops, a mount of 14 and the clock's 2.
+  writeFile(dir + "/slices.yaml", "slice_bytes: 1\n");
+  r = runInfracc({t, "-storage-layout=" + dir + "/slices.yaml", "-emit=goal", "-max-memory=1G"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, t + ": error: the storage schedule's 10737418256 ops would need about 800.0 "
+                       "GiB (10737418256 x 80 bytes), more than -max-memory (1.0 GiB); raise it "
+                       "with -max-memory=\n");
+}

@@ -292,6 +292,7 @@ TEST(VefGenerators, HorovodLoop) {
   EXPECT_EQ(full, 3u * 3 * 6);   // 3 workers x 3 sends x 6 (batch, layer)
   RunResult sim = runInfracc({dir + "/h.vef", "-emit=sim"});
   EXPECT_EQ(sim.status, 0) << sim.err;
+  EXPECT_EQ(sim.err, "");   // not timed: its compute is on the cpu that sends
 }
 
 TEST(VefGenerators, Errors) {
@@ -391,6 +392,15 @@ TEST(VefGenerators, CustomDistribution) {
   }
   spans += double(now);
   EXPECT_NEAR(spans / 20000 / 274000, 1.0, 0.03);
+  // Generated arrivals: lgs cannot keep them and says so; atlahs can.
+  r = runInfracc({dir + "/c.vef", "-emit=sim"});
+  EXPECT_EQ(r.err, dir + "/c.vef: warning: the workload's messages start at generated times, "
+                         "which -sim-model=lgs does not keep: LogGOPSim v1 does not carry a "
+                         "time to another cpu, so a message starts as soon as its own cpu is "
+                         "free; -sim-model=atlahs or flow keeps the times (docs/workloads.md, "
+                         "\"Timed workloads\")\n");
+  r = runInfracc({dir + "/c.vef", "-emit=sim", "-sim-model=atlahs"});
+  EXPECT_EQ(r.err, "");
   // A distribution that is not one.
   writeFile(dir + "/bad.cdf", "10\n5 0.5\n7 0.4\n");
   writeFile(dir + "/b.vef", "VEF3 4 10 0 0 0 0 1000\nEXT CDCNW\nbad.cdf\n");

@@ -54,6 +54,18 @@ private:
     return true;
   }
   bool role(const YamlNode &n, StorageRole r, StorageLayout &l);
+  /// One of `words` (in the order of E's values) into `out`; else "<expected>, not ...".
+  template <class E>
+  bool word(const YamlNode &n, std::initializer_list<llvm::StringRef> words,
+            llvm::StringRef expected, E &out) {
+    if (n.kind == YamlNode::Scalar)
+      for (size_t i = 0; i < words.size(); ++i)
+        if (n.value == words.begin()[i]) {
+          out = E(i);
+          return true;
+        }
+    return error(n.loc, fmt::format("{}, not {}", expected.str(), n.describe()));
+  }
 
   DiagEngine &diags_;
 };
@@ -106,13 +118,7 @@ bool Reader::read(const YamlNode &root, StorageLayout &l) {
       l.ranks = uint32_t(v);
       l.ranksLoc = n.loc;
     } else if (key == "placement") {
-      if (n.kind == YamlNode::Scalar && n.value == "grouped")
-        l.placement = StorageLayout::Placement::Grouped;
-      else if (n.kind == YamlNode::Scalar && n.value == "spread")
-        l.placement = StorageLayout::Placement::Spread;
-      else
-        ok = error(n.loc, fmt::format("placement must be grouped or spread, not {}",
-                                      n.describe()));
+      ok &= word(n, {"grouped", "spread"}, "placement must be grouped or spread", l.placement);
     } else if (key == "sector_bytes") {
       ok &= whole(n, "sector_bytes", 1, 1u << 20, l.sectorBytes);
     } else if (key == "slice_bytes") {
@@ -121,14 +127,10 @@ bool Reader::read(const YamlNode &root, StorageLayout &l) {
       ok &= whole(n, "replicas", 1, 1u << 16, v);
       l.replicas = uint32_t(v);
     } else if (key == "issue") {
-      if (n.kind == YamlNode::Scalar && n.value == "trace")
-        l.issue = StorageLayout::Issue::Trace;
-      else if (n.kind == YamlNode::Scalar && n.value == "closed")
-        l.issue = StorageLayout::Issue::Closed;
-      else
-        ok = error(n.loc, fmt::format("issue must be trace (each request at its timestamp) or "
-                                      "closed (each after the host's previous one), not {}",
-                                      n.describe()));
+      ok &= word(n, {"trace", "closed"},
+                 "issue must be trace (each request at its timestamp) or closed (each after the "
+                 "host's previous one)",
+                 l.issue);
     } else if (key == "mount") {
       if (n.kind == YamlNode::Scalar && !n.quoted && (n.value == "true" || n.value == "false"))
         l.mount = n.value == "true";

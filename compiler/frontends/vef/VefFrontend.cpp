@@ -277,8 +277,7 @@ std::optional<Schedule> Reader::read() {
   bool more = nextLine(t);
   if (more && t[0] == "EXT") {
     ExtendedHeader h{tasks_, msgs, clockPs_, msgsToken, path_};
-    timed_ = t.size() == 2 && t[1] != "HOROVOD";
-    return generateExtended(in_, h, t);
+    return generateExtended(in_, h, t, timed_);
   }
   uint64_t declared = 0;
   for (; more && t[0].starts_with("C"); more = nextLine(t), ++declared) {

@@ -485,7 +485,6 @@ struct SizeCdf {
   std::vector<SizePoint> points;
   uint64_t unit = 1;
   std::optional<ParetoTail> tail;
-  double mean = 0;   // bytes
 
   uint64_t sample(Random &rnd) const {
     const double u = rnd.u01();
@@ -499,20 +498,21 @@ struct SizeCdf {
                                [](const SizePoint &p, double v) { return p.cumulative < v; });
     return (it == points.end() ? last.size : it->size) * unit;
   }
+
+  // In bytes: the steps' and, with a tail, offset + the generalized Pareto's sigma/(1-k)
+  // over the probability the table leaves (the cap and the rounding are ignored).
+  double mean() const {
+    double m = 0, prev = 0;
+    for (const SizePoint &p : points) {
+      m += double(p.size * unit) * (p.cumulative - prev);
+      prev = p.cumulative;
+    }
+    if (tail)
+      m += (1 - prev) * (double(points.back().size * unit) + tail->sigma / (1 - tail->k));
+    return m;
+  }
 };
 
-// The mean of the steps and, with a tail, of offset + the generalized Pareto's sigma/(1-k)
-// over the probability the table leaves (the cap and the rounding are ignored).
-double meanOf(const SizeCdf &c) {
-  double m = 0, prev = 0;
-  for (const SizePoint &p : c.points) {
-    m += double(p.size * c.unit) * (p.cumulative - prev);
-    prev = p.cumulative;
-  }
-  if (c.tail)
-    m += (1 - prev) * (double(c.points.back().size * c.unit) + c.tail->sigma / (1 - c.tail->k));
-  return m;
-}
 
 // A distribution file in the HOMA simulator's format (homatransport/sizeDistributions):
 // a first line with the mean size (kept as information), then "<size in bytes>
@@ -571,7 +571,6 @@ std::optional<SizeCdf> readCdf(VefText &in, llvm::StringRef fileToken, const std
                                     path.str().str(), prev));
     return std::nullopt;
   }
-  cdf.mean = meanOf(cdf);
   return cdf;
 }
 
@@ -615,11 +614,7 @@ std::optional<Schedule> dcnTraffic(VefText &in, const ExtendedHeader &h, const T
   if (custom) {
     cdf = readCdf(in, t[0], h.path);
   } else if (const DcnModel *m = findDcnModel(t[0])) {
-    cdf.emplace();
-    cdf->points.assign(m->table.begin(), m->table.end());
-    cdf->unit = m->bytesPerUnit;
-    cdf->tail = m->tail;
-    cdf->mean = meanOf(*cdf);
+    cdf = SizeCdf{{m->table.begin(), m->table.end()}, m->bytesPerUnit, m->tail};
   } else {
     in.error(t[0], fmt::format("unknown DCNW model '{}' (models: {}; or EXT CDCNW with a "
                                "distribution file)",
@@ -635,7 +630,7 @@ std::optional<Schedule> dcnTraffic(VefText &in, const ExtendedHeader &h, const T
   if (!checkOps(in, h.msgsToken, 4 * h.msgs))
     return std::nullopt;
   Random rnd(opts::seed());
-  const double meanGapNs = cdf->mean * 8 / load;
+  const double meanGapNs = cdf->mean() * 8 / load;
   // The tasks' arrival processes merged in time order.
   using Next = std::pair<double, uint32_t>;
   std::priority_queue<Next, std::vector<Next>, std::greater<>> next;
@@ -655,7 +650,10 @@ std::optional<Schedule> dcnTraffic(VefText &in, const ExtendedHeader &h, const T
 
 } // namespace
 
-std::optional<Schedule> generateExtended(VefText &in, const ExtendedHeader &h, const Tokens &ext) {
+std::optional<Schedule> generateExtended(VefText &in, const ExtendedHeader &h, const Tokens &ext,
+                                         bool &timed) {
+  // flowSchedule's clocks: FLOWS, DCNW, CDCNW.
+  timed = ext.size() == 2 && (ext[1] == "FLOWS" || ext[1] == "DCNW" || ext[1] == "CDCNW");
   if (ext.size() != 2) {
     in.error(ext[0], "expected 'EXT <model>' (models: DCNW, CDCNW, FLOWS, HOROVOD)");
     return std::nullopt;

@@ -11,8 +11,9 @@
 namespace infracc::vef {
 
 /// The schedule the extended trace's model generates; `ext` is the `EXT <model>` line.
-/// Nullopt after a located error.
+/// `timed`: its messages start at generated times (Module::Job::timed). Nullopt after a
+/// located error.
 std::optional<Schedule> generateExtended(VefText &in, const ExtendedHeader &h,
-                                         const Tokens &ext);
+                                         const Tokens &ext, bool &timed);
 
 } // namespace infracc::vef
