@@ -24,6 +24,7 @@
 #include <llvm/Support/Timer.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <algorithm>
 #include <new>
 #include <stdexcept>
 
@@ -203,14 +204,28 @@ llvm::Error Driver::readInputs() {
     bool isFabric = formats[i]->role == InputRole::Fabric;
     if (isFabric && i != firstFabric)
       continue;   // read together with the first fabric file
+    // A workload format that combines files (per-node traces of one run) reads all of
+    // its inputs in one load, at the first of them.
+    std::vector<std::string> files = isFabric ? fabricFiles : std::vector{path};
+    if (!isFabric && formats[i]->combinesFiles) {
+      if (std::find(formats.begin(), formats.begin() + i, formats[i]) != formats.begin() + i)
+        continue;
+      for (size_t j = i + 1; j < inputs.size(); ++j)
+        if (formats[j] == formats[i])
+          files.push_back(inputs[j]);
+    }
     TimeScope ts(timer(("read " + path).c_str()));
-    InputContext ctx{module_, diags_, path, isFabric ? fabricFiles : std::vector{path}};
+    InputContext ctx{module_, diags_, path, files};
     if (llvm::Error e = formats[i]->load(ctx))
       return e;
     if (diags_.hasErrors())
       return reportedError();
     if (isFabric && module_.fabricSource.empty())   // of several: the infrastructure's
       module_.fabricSource = fabricFiles.size() > 1 ? module_.fabricDefs->origin : path;
+  }
+  if (module_.jobs.size() != 1) {   // node names describe one traced run's ranks
+    module_.traceNodeOfRank.clear();
+    module_.traceNodeNames.clear();
   }
   if (module_.jobs.size() == 1) {
     module_.workloadSource = module_.jobs.front().source;

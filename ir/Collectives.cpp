@@ -1,11 +1,13 @@
 #include "ir/Collectives.h"
 
+#include <iterator>
+
 namespace infracc {
 
 namespace {
 constexpr llvm::StringRef AlgorithmNames[NumCollAlgorithms] = {
     "auto",     "ring",     "recdoub", "rabenseifner", "binomial", "binary",       "dbtree",
-    "dissemination", "linear", "pairwise", "bruck", "direct",   "hierarchical"};
+    "dissemination", "linear", "pairwise", "bruck", "direct",   "hierarchical", "tree"};
 constexpr CollectiveKind Kinds[] = {
     CollectiveKind::Allreduce, CollectiveKind::Allgather, CollectiveKind::Reducescatter,
     CollectiveKind::Bcast,     CollectiveKind::Reduce,    CollectiveKind::Alltoall,
@@ -30,6 +32,35 @@ std::string collAlgorithmList() {
   for (uint32_t i = 1; i < NumCollAlgorithms; ++i)
     s += (i > 1 ? ", " : "") + AlgorithmNames[i].str();
   return s;
+}
+
+namespace {
+constexpr llvm::StringRef ProtocolNames[] = {"default", "simple", "ll", "ll128"};
+}
+
+llvm::StringRef collProtocolName(CollProtocol p) {
+  uint32_t i = static_cast<uint32_t>(p);
+  return i < std::size(ProtocolNames) ? ProtocolNames[i] : "unknown";
+}
+
+std::optional<CollProtocol> parseCollProtocol(llvm::StringRef name) {
+  for (uint32_t i = 1; i < std::size(ProtocolNames); ++i)
+    if (ProtocolNames[i] == name)
+      return static_cast<CollProtocol>(i);
+  return std::nullopt;
+}
+
+uint64_t protocolWireBytes(CollProtocol p, uint64_t payload) {
+  switch (p) {
+  case CollProtocol::Default:
+  case CollProtocol::Simple:
+    return payload;
+  case CollProtocol::LL:
+    return (payload + 7) / 8 * 16;
+  case CollProtocol::LL128:
+    return (payload + 119) / 120 * 128;
+  }
+  return payload;
 }
 
 std::optional<CollectiveKind> parseCollectiveKind(llvm::StringRef name) {

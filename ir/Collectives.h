@@ -27,13 +27,23 @@ enum class CollAlgorithm : uint32_t {
   Bruck,
   Direct,         // all pairs at once
   Hierarchical,   // intra-host, across hosts, intra-host again
+  Tree,           // the tree the communicator declares (NCCL's, from a trace)
 };
-inline constexpr uint32_t NumCollAlgorithms = 13;
+inline constexpr uint32_t NumCollAlgorithms = 14;
 
 llvm::StringRef collAlgorithmName(CollAlgorithm a);
 std::optional<CollAlgorithm> parseCollAlgorithm(llvm::StringRef name);
 /// "ring, recdoub, ..." (every algorithm but auto), for messages.
 std::string collAlgorithmList();
+
+/// NCCL's protocols, as a collective statement names them (`proto ll128`); Default
+/// leaves the choice to lower-collectives' -coll-protocol.
+enum class CollProtocol : uint8_t { Default = 0, Simple, LL, LL128 };
+llvm::StringRef collProtocolName(CollProtocol p);
+std::optional<CollProtocol> parseCollProtocol(llvm::StringRef name);
+/// Bytes on the wire for `payload` bytes: Simple (and Default) as is; LL 16 bytes per 8
+/// (half of every line is a flag); LL128 128 bytes per 120.
+uint64_t protocolWireBytes(CollProtocol p, uint64_t payload);
 
 std::optional<CollectiveKind> parseCollectiveKind(llvm::StringRef name);
 /// Rooted collectives take a `root`.

@@ -50,8 +50,9 @@ struct InputFormat {
   std::function<llvm::Error(InputContext &)> load;
   /// The format can be given as a directory (e.g. one trace file per rank).
   bool acceptsDirectory = false;
-  /// Several files of this (fabric) format given in one run form one input, read
-  /// by one call of `load` (e.g. InfraGraph device files plus the infrastructure).
+  /// Several files of this format given in one run form one input, read by one call
+  /// of `load` (InfraGraph device files plus the infrastructure; the per-node exports
+  /// of one traced run).
   bool combinesFiles = false;
   /// Optional, for workloads: reads the file rank by rank, handing each rank to `rank`
   /// and keeping none (streaming conversion). `begin(numRanks)` comes first and returns

@@ -39,6 +39,10 @@ struct Module {
   std::optional<Schedule> schedule;
   std::string workloadSource;
   bool timedWorkload = false;   // `schedule` has a timed job (Job::timed)
+  /// Which node each rank of `schedule` ran on, when the trace says so (NCCL's Nsight
+  /// exports name each GPU's host); remap-gpus groups by it. Empty: unknown.
+  std::vector<uint32_t> traceNodeOfRank;
+  std::vector<std::string> traceNodeNames;
 
   Placement placement;
   // Placement asked for in files and options (-place-map, -jobs, -nic), read by their

@@ -82,12 +82,19 @@ struct CollectiveInfo {
   uint32_t algorithm = 0;         // 0: let the selection policy choose; else a CollAlgorithm
   uint64_t bytes = 0;
   uint32_t vsizesBegin = 0, vsizesCount = 0;   // alltoallv per-peer sizes in vsizes()
+  // What the workload says about this one collective (a trace says what NCCL chose);
+  // 0 leaves it to lower-collectives' options (-coll-protocol, -coll-chunk-size).
+  uint8_t protocol = 0;           // 0, or a CollProtocol (ir/Collectives.h)
+  uint64_t chunkBytes = 0;        // pipelining unit in bytes
   llvm::SMLoc loc;                // where the statement was read, for messages (may be unset)
 };
 
 struct Communicator {
   uint32_t id = 0;                // as written in the workload
   std::vector<uint32_t> ranks;    // global ranks, in communicator-rank order
+  /// Optional: a tree over the members (NCCL's tree of a channel, from a trace), for the
+  /// `tree` algorithm: each communicator rank's parent, -1 at the root.
+  std::vector<int32_t> treeUp;
 };
 
 /// The packed op record: 39 bytes, little-endian, unaligned — binary GOAL's node

@@ -2,7 +2,8 @@
 // rank per host); split-nodes is the reverse.
 //
 // Which GPUs share a node comes from the placement (run place first: the GPUs placed
-// on one host, in rank order) or from -gpus-per-node=N (ranks kN .. kN+N-1, no fabric
+// on one host, in rank order), from the trace (an NCCL trace names each GPU's host),
+// or from -gpus-per-node=N (ranks kN .. kN+N-1, no fabric
 // needed; for what-if regroupings such as 4x4 GPUs replayed as 8x2). The grouping
 // rules (streams, tags, why messages stay apart) are those of passes/RankGrouping.h.
 // NICs: with a fabric, every op of a GPU leaves through the attach point -nic gives
@@ -58,7 +59,9 @@ llvm::Error RemapGpusPass::run(Module &m, PassContext &ctx) {
   const Schedule &s = *m.schedule;
   const uint32_t P = s.numRanks();
   const Placement old = m.placement;
-  const bool byPlacement = GpusPerNode == 0;
+  // A trace that says which node each GPU ran on (NCCL's Nsight exports) groups by that.
+  const bool byTrace = GpusPerNode == 0 && old.empty() && m.traceNodeOfRank.size() == P;
+  const bool byPlacement = GpusPerNode == 0 && !byTrace;
   if (!byPlacement && !old.empty())
     return usageError("-gpus-per-node and a placement both say which GPUs share a node; the "
                       "placement (from place or merge-jobs) decides: drop -gpus-per-node, or "
@@ -82,6 +85,16 @@ llvm::Error RemapGpusPass::run(Module &m, PassContext &ctx) {
         plan.members.push_back({0, r});
       plan.begin.push_back(static_cast<uint32_t>(plan.members.size()));
       hostOfNode.push_back(copy);
+    }
+  } else if (byTrace) {
+    std::map<uint32_t, std::vector<uint32_t>> byNode;
+    for (uint32_t r = 0; r < P; ++r)
+      byNode[m.traceNodeOfRank[r]].push_back(r);
+    plan.begin.push_back(0);
+    for (auto &[node, ranks] : byNode) {
+      for (uint32_t r : ranks)
+        plan.members.push_back({0, r});
+      plan.begin.push_back(static_cast<uint32_t>(plan.members.size()));
     }
   } else {
     const uint32_t N = GpusPerNode;
@@ -129,10 +142,11 @@ llvm::Error RemapGpusPass::run(Module &m, PassContext &ctx) {
                                     lost.front()));
     plan.nicOf = [&](uint32_t member, uint32_t) { return nicIndex[member]; };
   } else {
-    plan.nicOf = [&](uint32_t member, uint32_t nic) {
-      uint32_t q = member / GpusPerNode;   // members are ranks in order here
-      return (member - q * GpusPerNode) * nicsPerGpu + nic;
-    };
+    // GPU k of a node (its place among the node's members) gets nics [k*N, (k+1)*N).
+    for (uint32_t q = 0; q + 1 < plan.begin.size(); ++q)
+      for (uint32_t i = plan.begin[q]; i < plan.begin[q + 1]; ++i)
+        nicIndex[i] = i - plan.begin[q];
+    plan.nicOf = [&](uint32_t member, uint32_t nic) { return nicIndex[member] * nicsPerGpu + nic; };
   }
 
   std::optional<Schedule> grouped = regroup(plan, ctx.diags);

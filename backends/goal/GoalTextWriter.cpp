@@ -123,6 +123,15 @@ void printCollective(LineBuffer &b, const Schedule &s, uint32_t g) {
     b.put(" algo ");
     b.put(collAlgorithmName(static_cast<CollAlgorithm>(c.algorithm)));
   }
+  if (c.protocol) {
+    b.put(" proto ");
+    b.put(collProtocolName(static_cast<CollProtocol>(c.protocol)));
+  }
+  if (c.chunkBytes) {
+    b.put(" chunk ");
+    b.num(c.chunkBytes);
+    b.put('b');
+  }
 }
 
 } // namespace
@@ -178,6 +187,12 @@ void printText(const Schedule &s, llvm::raw_ostream &os, bool extended, Progress
       b.num(c.id);
       b.put(" ranks ");
       printRankList(b, c.ranks);
+      if (!c.treeUp.empty()) {   // may be longer than a line's reserve: one put
+        std::string tree = " tree ";
+        for (size_t i = 0; i < c.treeUp.size(); ++i)
+          tree += (i ? "," : "") + (c.treeUp[i] < 0 ? std::string("-") : std::to_string(c.treeUp[i]));
+        b.put(tree);
+      }
       b.put('\n');
     }
   for (uint32_t r = 0; r < s.numRanks(); ++r) {

@@ -480,9 +480,10 @@ void binaryReduce(Emitter &e, const Group &g, const Layout &L, const AlgoParams 
   }
 }
 
-// NCCL's binary tree (ncclGetBtree): parent and up to two children of `rank`.
+// NCCL's binary tree (ncclGetBtree): parent and up to two children of `rank` (NCCL's
+// tree structure has room for three, as its traces print them).
 struct TreeLinks {
-  int64_t up = -1, down[2] = {-1, -1};
+  int64_t up = -1, down[3] = {-1, -1, -1};
 };
 TreeLinks btree(int64_t P, int64_t rank) {
   TreeLinks t;
@@ -523,25 +524,25 @@ TreeLinks dtree(int64_t P, int64_t rank, int tree) {
   return t;
 }
 
-// NCCL's tree allreduce: half of each channel's data reduces up and broadcasts down
-// each of the two trees, pipelined in chunks.
-void dbtreeAllreduce(Emitter &e, const Group &g, const Layout &L, const AlgoParams &p) {
-  uint32_t P = g.size();
-  if (P == 1)
-    return;
+// NCCL's tree allreduce on one or more trees: the data is split evenly between the trees;
+// each part reduces up its tree and is broadcast back down, pipelined in chunks.
+void treesAllreduce(Emitter &e, const Group &g, const Layout &L, const AlgoParams &p,
+                    llvm::ArrayRef<TreeLinks> t) {
   Ops o{e, g};
   Interval w = L.whole();
-  TreeLinks t[2] = {dtree(P, g.me, 0), dtree(P, g.me, 1)};
-  Interval half[2] = {piece(w, 2, 0), piece(w, 2, 1)};
+  size_t K = t.size();
+  llvm::SmallVector<Interval, 2> part;
+  for (size_t k = 0; k < K; ++k)
+    part.push_back(piece(w, K, k));
   uint64_t chunks = 1;
   if (p.chunkBytes)
-    chunks = std::max<uint64_t>(1, ceilDiv(len(half[0]), p.chunkBytes));
+    chunks = std::max<uint64_t>(1, ceilDiv(len(part[0]), p.chunkBytes));
   // At a tree's root, the ops after which chunk c of tree k is fully reduced.
-  std::vector<llvm::SmallVector<uint32_t, 2>> reduced(chunks * 2);
+  std::vector<llvm::SmallVector<uint32_t, 3>> reduced(chunks * K);
   for (uint64_t c = 0; c < chunks; ++c)
-    for (int k = 0; k < 2; ++k) {
-      Interval iv = piece(half[k], chunks, c);
-      llvm::SmallVector<uint32_t, 2> recvs;
+    for (size_t k = 0; k < K; ++k) {
+      Interval iv = piece(part[k], chunks, c);
+      llvm::SmallVector<uint32_t, 3> recvs;
       for (int64_t d : t[k].down)
         if (d >= 0)
           recvs.push_back(o.recv(uint32_t(d), iv, true));
@@ -550,13 +551,13 @@ void dbtreeAllreduce(Emitter &e, const Group &g, const Layout &L, const AlgoPara
         for (uint32_t r : recvs)
           e.req(snd, r);
       } else {
-        reduced[c * 2 + k] = recvs;
+        reduced[c * K + k] = recvs;
       }
     }
   for (uint64_t c = 0; c < chunks; ++c)
-    for (int k = 0; k < 2; ++k) {
-      Interval iv = piece(half[k], chunks, c);
-      llvm::SmallVector<uint32_t, 2> ready = reduced[c * 2 + k];
+    for (size_t k = 0; k < K; ++k) {
+      Interval iv = piece(part[k], chunks, c);
+      llvm::SmallVector<uint32_t, 3> ready = reduced[c * K + k];
       if (t[k].up >= 0)
         ready.push_back(o.recv(uint32_t(t[k].up), iv, false));
       for (int64_t d : t[k].down)
@@ -566,6 +567,29 @@ void dbtreeAllreduce(Emitter &e, const Group &g, const Layout &L, const AlgoPara
             e.req(snd, r);
         }
     }
+}
+
+// NCCL's double binary tree: half of each channel's data on each of the two trees.
+void dbtreeAllreduce(Emitter &e, const Group &g, const Layout &L, const AlgoParams &p) {
+  uint32_t P = g.size();
+  if (P == 1)
+    return;
+  TreeLinks t[2] = {dtree(P, g.me, 0), dtree(P, g.me, 1)};
+  treesAllreduce(e, g, L, p, t);
+}
+
+// The tree the communicator declares (`tree` in its declaration; NCCL's tree of one
+// channel, as a trace prints it): children in member order, at most three.
+void givenTreeAllreduce(Emitter &e, const Group &g, const Layout &L, const AlgoParams &p) {
+  if (g.size() == 1)
+    return;
+  TreeLinks t;
+  t.up = p.treeUp[g.me];
+  size_t n = 0;
+  for (uint32_t m = 0; m < g.size(); ++m)
+    if (p.treeUp[m] == int32_t(g.me) && n < 3)
+      t.down[n++] = m;
+  treesAllreduce(e, g, L, p, llvm::ArrayRef<TreeLinks>(t));
 }
 
 // --- Dissemination, linear, pairwise, Bruck, direct ------------------------------------
@@ -962,6 +986,7 @@ bool applies(CollAlgorithm a, CollectiveKind k) {
   case A::Binary:
     return k == K::Bcast || k == K::Reduce || k == K::Allreduce;
   case A::DBTree:
+  case A::Tree:
     return k == K::Allreduce;
   case A::Dissemination:
     return k == K::Barrier;
@@ -1043,6 +1068,8 @@ void generate(Emitter &e, CollAlgorithm a, const Group &g, const Layout &L, cons
     return treeAllreduce(e, g, L, p, A::Binary);
   case A::DBTree:
     return dbtreeAllreduce(e, g, L, p);
+  case A::Tree:
+    return givenTreeAllreduce(e, g, L, p);
   case A::Dissemination:
     return disseminationBarrier(e, g, L, p);
   case A::Linear:

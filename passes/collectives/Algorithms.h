@@ -47,6 +47,8 @@ struct AlgoParams {
   bool schedgenDeps = false;    // only Schedgen's dependencies (no transitive data deps)
   /// Hierarchical: host of each group member (same order as the group).
   llvm::ArrayRef<uint32_t> hostOf;
+  /// Tree: each member's parent (member index, -1 at the root), from the communicator.
+  llvm::ArrayRef<int32_t> treeUp;
   /// Hierarchical: the algorithm for the phase across hosts (chosen by the policy).
   CollAlgorithm acrossHosts = CollAlgorithm::Ring;
 };

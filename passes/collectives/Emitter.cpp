@@ -6,15 +6,7 @@
 namespace infracc::coll {
 
 uint64_t wireBytes(Protocol p, uint64_t payload) {
-  switch (p) {
-  case Protocol::Simple:
-    return payload;
-  case Protocol::LL:
-    return (payload + 7) / 8 * 16;
-  case Protocol::LL128:
-    return (payload + 119) / 120 * 128;
-  }
-  return payload;
+  return protocolWireBytes(static_cast<CollProtocol>(uint8_t(p) + 1), payload);
 }
 
 uint32_t Emitter::addOp(OpKind k, uint32_t peer, uint64_t size, uint32_t tag) {
@@ -39,7 +31,7 @@ void Emitter::record(uint32_t op, DataMode mode, uint64_t payload, DataFn data) 
 
 uint32_t Emitter::send(uint32_t peer, uint64_t payload, DataFn data) {
   uint32_t seq = sendSeq_[peer]++;
-  uint64_t wire = barrier_ ? 1 : wireBytes(opts_.protocol, payload);
+  uint64_t wire = barrier_ ? 1 : wireBytes(protocol_, payload);
   uint32_t op = addOp(OpKind::Send, peer, wire, collectiveTag(instance_, seq));
   if (opts_.record)
     record(op, DataMode::Read, payload, data);
@@ -48,7 +40,7 @@ uint32_t Emitter::send(uint32_t peer, uint64_t payload, DataFn data) {
 
 uint32_t Emitter::recv(uint32_t peer, uint64_t payload, bool reduce, DataFn data) {
   uint32_t seq = recvSeq_[peer]++;
-  uint64_t wire = barrier_ ? 1 : wireBytes(opts_.protocol, payload);
+  uint64_t wire = barrier_ ? 1 : wireBytes(protocol_, payload);
   uint32_t op = addOp(OpKind::Recv, peer, wire, collectiveTag(instance_, seq));
   lastRecv_ = op;
   uint32_t ready = op;

@@ -107,7 +107,6 @@ struct Fragment {
 };
 
 struct EmitOptions {
-  Protocol protocol = Protocol::Simple;
   double reduceNsPerByte = 0;
   bool record = false;
 };
@@ -126,8 +125,10 @@ public:
   Emitter(Fragment &frag, const EmitOptions &opts) : f_(frag), opts_(opts) {}
 
   /// Starts a collective instance on this rank: clears the per-pair message numbers.
-  void begin(uint64_t instance, uint32_t baseCpu, uint32_t nic, bool barrier) {
+  void begin(uint64_t instance, uint32_t baseCpu, uint32_t nic, bool barrier,
+             Protocol protocol) {
     instance_ = instance;
+    protocol_ = protocol;
     baseCpu_ = baseCpu;
     nic_ = nic;
     barrier_ = barrier;
@@ -172,6 +173,7 @@ private:
   uint64_t instance_ = 0;
   uint32_t baseCpu_ = 0, cpu_ = 0, nic_ = 0;
   bool barrier_ = false;
+  Protocol protocol_ = Protocol::Simple;
   uint32_t lastRecv_ = None;
   llvm::DenseMap<uint32_t, uint32_t> sendSeq_, recvSeq_;
   DataOut scratch_;

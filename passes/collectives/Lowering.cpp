@@ -28,6 +28,10 @@ struct Instance {
 // rounded up.
 constexpr uint64_t BytesPerLoweredOp = 40;
 
+static_assert(uint8_t(CollProtocol::LL128) - 1 == uint8_t(Protocol::LL128) &&
+                  uint8_t(CollProtocol::Simple) - 1 == uint8_t(Protocol::Simple),
+              "CollectiveInfo::protocol is 1 + a Protocol");
+
 bool isRooted(CollectiveKind k) {
   return k == CollectiveKind::Bcast || k == CollectiveKind::Reduce ||
          k == CollectiveKind::Gather || k == CollectiveKind::Scatter;
@@ -39,12 +43,15 @@ public:
           DiagEngine &diags, llvm::StringRef where, Recording *rec)
       : s_(s), opts_(opts), hosts_(hostOfRank), diags_(diags), where_(where.str()), rec_(rec),
         policy_(opts.policy ? *opts.policy : SelectionPolicy::defaults()) {
-    emitOpts_.protocol = opts.protocol;
     emitOpts_.reduceNsPerByte = opts.reduceNsPerByte;
     emitOpts_.record = rec != nullptr;
   }
 
   bool prepare();
+  /// The collective's own protocol, else -coll-protocol's.
+  Protocol protocolOf(const CollectiveInfo &c) const {
+    return c.protocol ? static_cast<Protocol>(c.protocol - 1) : opts_.protocol;
+  }
   /// False (after an error) when the lowered schedule would not fit in -max-memory.
   bool fitsInMemory();
   std::optional<Schedule> run(Statistics *stats);
@@ -176,6 +183,12 @@ bool Lowerer::prepare() {
       } else if (std::string why = whyNot(a, c.kind, P, haveHosts); !why.empty()) {
         report(c, r, why);
         continue;
+      } else if (a == CollAlgorithm::Tree &&
+                 s_.communicators()[c.communicator].treeUp.size() != P) {
+        report(c, r, "algorithm 'tree' runs on the tree its communicator declares, and "
+                     "communicator " + std::to_string(s_.communicators()[c.communicator].id) +
+                     " declares none (comm <id> ranks <list> tree <parents>)");
+        continue;
       }
       in.algorithm = a;
       if (a == CollAlgorithm::Hierarchical) {
@@ -191,6 +204,7 @@ bool Lowerer::prepare() {
         ii.root = c.root;
         ii.communicator = c.communicator;
         ii.algorithm = a;
+        ii.protocol = protocolOf(c);
         ii.loc = c.loc;
       }
     }
@@ -201,7 +215,6 @@ bool Lowerer::prepare() {
   if (rec_) {
     for (size_t i = 0; i < instances_.size(); ++i)
       rec_->instances[i].pairOffset = instances_[i].pairOffset;
-    rec_->protocol = opts_.protocol;
   }
   if (opts_.channels > 1)
     for (uint32_t g = 0; g < s_.numOps(); ++g)
@@ -228,13 +241,14 @@ void Lowerer::emitCollective(Emitter &e, uint32_t r, uint32_t g, uint64_t inst) 
   L.pairOffset = in.pairOffset;
   AlgoParams p;
   p.root = c.root;
-  p.chunkBytes = opts_.chunkBytes;
+  p.chunkBytes = c.chunkBytes ? c.chunkBytes : opts_.chunkBytes;
   p.schedgenDeps = opts_.schedgenDeps;
   p.acrossHosts = in.acrossHosts;
   if (!hostOfMember_.empty())
     p.hostOf = hostOfMember_[c.communicator];
+  p.treeUp = comm.treeUp;
   bool barrier = c.kind == CollectiveKind::Barrier;
-  e.begin(inst, s_.cpu(g), s_.nic(g), barrier);
+  e.begin(inst, s_.cpu(g), s_.nic(g), barrier, protocolOf(c));
   uint32_t channels = barrier ? 1 : opts_.channels;
   L.channels = channels;
   for (uint32_t ch = 0; ch < channels; ++ch) {

@@ -19,6 +19,7 @@ class Statistics;
 namespace infracc::coll {
 
 struct LoweringOptions {
+  // Defaults for collectives that do not name their own (CollectiveInfo).
   uint32_t channels = 1;
   uint64_t chunkBytes = 0;
   Protocol protocol = Protocol::Simple;
@@ -34,6 +35,7 @@ struct InstanceInfo {
   uint32_t root = 0;
   uint32_t communicator = 0;        // index into Schedule::communicators()
   CollAlgorithm algorithm = CollAlgorithm::Auto;
+  Protocol protocol = Protocol::Simple;   // the wire sizes its messages use
   std::vector<uint64_t> pairOffset; // alltoallv: prefix sums of the size matrix
   llvm::SMLoc loc;
 };
@@ -43,7 +45,6 @@ struct Recording {
   std::vector<OpRecord> records;    // per op of the lowered schedule
   std::vector<Interval> intervals;
   std::vector<InstanceInfo> instances;
-  Protocol protocol = Protocol::Simple;
 };
 
 /// Collective instances: the k-th collective of communicator c (as each member issues

@@ -157,12 +157,12 @@ TEST(CollectiveDialect, ParseErrors) {
                 "scatter do)",
                 "e.goal:14:24: error: unknown algorithm 'fast'; algorithms are auto, ring, "
                 "recdoub, rabenseifner, binomial, binary, dbtree, dissemination, linear, "
-                "pairwise, bruck, direct, hierarchical",
+                "pairwise, bruck, direct, hierarchical, tree",
                 "e.goal:15:25: error: 'comm' must come before 'cpu' (clauses go in the order "
-                "comm, root, algo, cpu, nic)",
+                "comm, root, algo, proto, chunk, cpu, nic)",
                 "e.goal:16:15: error: alltoallv gives 2 sizes, but communicator 0 has 4 ranks "
                 "(one size per rank, in communicator order)",
-                "e.goal:17:13: error: expected 'comm', 'algo', 'cpu', 'nic', or the end of the "
+                "e.goal:17:13: error: expected 'comm', 'algo', 'proto', 'chunk', 'cpu', 'nic', or the end of the "
                 "line after the barrier, found '5b'",
                 "e.goal:18:22: error: 'comm' is given twice"}));
 }

@@ -96,7 +96,7 @@ TEST(Selection, FileErrors) {
                 "has: linear, pairwise, bruck, direct)",
                 "sel.txt:6:13: error: unknown algorithm 'quick' (algorithms are ring, recdoub, "
                 "rabenseifner, binomial, binary, dbtree, dissemination, linear, pairwise, bruck, "
-                "direct, hierarchical)",
+                "direct, hierarchical, tree)",
                 "sel.txt:7:9: error: '**' is not a rank count (a whole number)",
                 "sel.txt:8:20: error: unexpected 'extra': a rule is <collective> <size> <ranks> "
                 "<algorithm>"}));

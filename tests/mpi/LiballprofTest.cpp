@@ -234,7 +234,10 @@ TEST(Liballprof, DirectoriesAreRecognisedByTheirFiles) {
                        "  Chakra execution traces (<prefix>.<rank>.et, one per rank; a file, or "
                        "a directory of them)\n"
                        "  MPI trace, liballprof text (rank 0's file, or a directory of rank "
-                       "files)\n(recognised by its files' content), and none of its 2 files "
+                       "files)\n"
+                   "  NCCL run traced with Nsight Systems, exported to SQLite (a file or a "
+                   "folder per node; docs/nccl.md)\n"
+                   "(recognised by its files' content), and none of its 2 files "
                        "(a.goal, notes.txt) looks like one\n");
   llvm::sys::fs::remove(other + "/a.goal");
   llvm::sys::fs::remove(other + "/notes.txt");

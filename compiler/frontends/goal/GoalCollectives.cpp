@@ -4,13 +4,15 @@
 //   comm 1 ranks 0,2,4,6
 //   comm 2 ranks 0..7, 16..31:3
 //   l4: allreduce 1048576b comm 1 algo ring cpu 1
+//   l8: allgather 65536b comm 1 algo ring proto ll128 chunk 8192b
 //   l5: bcast 4096b comm 2 root 3
 //   l6: alltoallv 10b,0b,30b,7b comm 1
 //   l7: barrier
 //
 // Rank lists are comma-separated ranks and ranges a..b or a..b:step (b < a counts
-// down). Clauses come in the order comm, root, algo, cpu, nic, each at most once; `comm`
-// defaults to 0, the communicator of all ranks.
+// down). Clauses come in the order comm, root, algo, proto, chunk, cpu, nic, each at most
+// once; `comm` defaults to 0, the communicator of all ranks; `proto` and `chunk` (what a
+// trace says NCCL chose) override -coll-protocol and -coll-chunk-size for this statement.
 #include "compiler/frontends/goal/GoalTextParser.h"
 
 #include "ir/Collectives.h"
@@ -19,6 +21,7 @@
 #include <llvm/ADT/SmallVector.h>
 
 #include <cctype>
+#include <iterator>
 
 namespace infracc::goal {
 
@@ -37,7 +40,52 @@ bool atStatementEnd(const char *p) {
   return *p == '\n' || *p == '\r' || *p == '/' || *p == '\0';
 }
 
-// --- comm <id> ranks <list> -----------------------------------------------------------
+// --- comm <id> ranks <list> [tree <parents>] ------------------------------------------
+
+/// `tree -,0,1,1`: each communicator rank's parent (a communicator rank), `-` at the root.
+bool parseTree(TextParser &p, Communicator &c) {
+  const char *treeLoc = p.pos();
+  p.consume("tree");
+  const uint64_t n = c.ranks.size();
+  for (;;) {
+    p.skipBlanks();
+    const char *loc = p.pos();
+    if (p.consume("-")) {
+      c.treeUp.push_back(-1);
+    } else {
+      uint64_t up;
+      if (!p.parseNumber(up, "parent (a communicator rank, or - for the root)", n - 1))
+        return false;
+      if (up == c.treeUp.size()) {
+        p.error(loc, "communicator rank " + llvm::Twine(up) + " is its own parent");
+        return false;
+      }
+      c.treeUp.push_back(int32_t(up));
+    }
+    if (!p.consume(","))
+      break;
+  }
+  if (c.treeUp.size() != n) {
+    p.error(treeLoc, "the tree gives " + llvm::Twine(c.treeUp.size()) + " parents for " +
+                         llvm::Twine(n) + " ranks (one per communicator rank, '-' for the root)");
+    return false;
+  }
+  if (llvm::count(c.treeUp, -1) != 1) {
+    p.error(treeLoc, "a tree has exactly one root ('-'), this one has " +
+                         llvm::Twine(llvm::count(c.treeUp, -1)));
+    return false;
+  }
+  for (uint64_t r = 0; r < n; ++r) {   // every rank reaches the root within n steps
+    int64_t at = int64_t(r);
+    for (uint64_t step = 0; at >= 0 && step <= n; ++step)
+      at = c.treeUp[size_t(at)];
+    if (at >= 0) {
+      p.error(treeLoc, "the tree has a cycle through communicator rank " + llvm::Twine(r));
+      return false;
+    }
+  }
+  return true;
+}
 
 bool parseCommDecl(TextParser &p, const char *keywordLoc) {
   p.skipBlanks();
@@ -100,7 +148,13 @@ bool parseCommDecl(TextParser &p, const char *keywordLoc) {
       break;
   }
   (void)keywordLoc;
-  if (!p.endStatement([] { return std::string("',' and more ranks, or the end of the line"); }))
+  p.skipBlanks();
+  if (peekWord(p.pos()) == "tree" && !parseTree(p, c))
+    return false;
+  if (!p.endStatement([&] {
+        return std::string(c.treeUp.empty() ? "',' and more ranks, 'tree', or the end of the line"
+                                            : "',' and more parents, or the end of the line");
+      }))
     return false;
   p.builder().addCommunicator(std::move(c));
   return true;
@@ -143,14 +197,15 @@ bool parseCollective(TextParser &p, const OpStatement &st, CollectiveKind kind) 
       return false;
   }
 
-  static constexpr llvm::StringRef Order[] = {"comm", "root", "algo", "cpu", "nic"};
-  bool present[5] = {};
-  const char *clauseLoc[5] = {};
+  static constexpr llvm::StringRef Order[] = {"comm", "root", "algo", "proto", "chunk", "cpu", "nic"};
+  constexpr size_t NumClauses = std::size(Order);
+  bool present[NumClauses] = {};
+  const char *clauseLoc[NumClauses] = {};
   uint64_t commId = 0, root = 0, cpu = 0, nic = 0;
   size_t next = 0;
   auto expected = [&] {
     std::string s;
-    for (size_t k = next; k < 5; ++k) {
+    for (size_t k = next; k < NumClauses; ++k) {
       if (k == 1 && !collectiveHasRoot(kind))
         continue;
       s += "'" + Order[k].str() + "', ";
@@ -163,9 +218,9 @@ bool parseCollective(TextParser &p, const OpStatement &st, CollectiveKind kind) 
       break;   // consumed after the checks below (a failed statement skips its line)
     llvm::StringRef word = peekWord(p.pos());
     size_t i = 0;
-    while (i < 5 && word != Order[i])
+    while (i < NumClauses && word != Order[i])
       ++i;
-    if (i == 5) {
+    if (i == NumClauses) {
       std::string found = word.empty() ? std::string("'") + *p.pos() + "'" : "'" + word.str() + "'";
       p.error(p.pos(), "expected " + expected() + " after the " + name + ", found " + found);
       return false;
@@ -180,7 +235,7 @@ bool parseCollective(TextParser &p, const OpStatement &st, CollectiveKind kind) 
     }
     if (i < next) {
       p.error(p.pos(), "'" + Order[i] + "' must come before '" + Order[next - 1] +
-                           "' (clauses go in the order comm, root, algo, cpu, nic)");
+                           "' (clauses go in the order comm, root, algo, proto, chunk, cpu, nic)");
       return false;
     }
     clauseLoc[i] = p.pos();
@@ -210,11 +265,35 @@ bool parseCollective(TextParser &p, const OpStatement &st, CollectiveKind kind) 
       info.algorithm = static_cast<uint32_t>(*a);
       break;
     }
-    case 3:
+    case 3: {
+      p.skipBlanks();
+      const char *loc = p.pos();
+      llvm::StringRef proto = peekWord(loc);
+      std::optional<CollProtocol> pr = parseCollProtocol(proto);
+      if (!pr) {
+        p.error(loc, "unknown protocol " +
+                         (proto.empty() ? std::string("(none)") : "'" + proto.str() + "'") +
+                         "; protocols are simple, ll and ll128");
+        return false;
+      }
+      p.consume(proto);
+      info.protocol = static_cast<uint8_t>(*pr);
+      break;
+    }
+    case 4:
+      if (!p.parseNumber(info.chunkBytes, "chunk size in bytes", UINT64_MAX) ||
+          !p.expect("b", "after the chunk size (sizes are written like 1024b)"))
+        return false;
+      if (info.chunkBytes == 0) {
+        p.error(clauseLoc[4], "a chunk of 0 bytes; leave 'chunk' out to use -coll-chunk-size");
+        return false;
+      }
+      break;
+    case 5:
       if (!p.parseNumber(cpu, "cpu index", ScheduleBuilder::MaxCpu))
         return false;
       break;
-    case 4:
+    case 6:
       if (!p.parseNumber(nic, "nic index", ScheduleBuilder::MaxNic))
         return false;
       break;

@@ -716,7 +716,7 @@ std::optional<Schedule> Reader::read(const std::vector<std::string> &files) {
   ScheduleBuilder b(P_);
   b.keepSourceLocs();
   for (size_t i = 0; i < comms_.size(); ++i)
-    b.addCommunicator(Communicator{uint32_t(i), comms_[i]});
+    b.addCommunicator(Communicator{uint32_t(i), comms_[i], {}});
   for (uint32_t r = 0; r < P_; ++r)
     buildRank(r, b);
   if (failed_ || diags_.hasErrors())

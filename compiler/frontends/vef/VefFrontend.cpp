@@ -304,7 +304,7 @@ std::optional<Schedule> Reader::read() {
       return std::nullopt;
     }
     communicatorTasks_[id] = members;
-    communicatorIndex_[id] = b.addCommunicator(Communicator{uint32_t(id), members});
+    communicatorIndex_[id] = b.addCommunicator(Communicator{uint32_t(id), members, {}});
   }
   if (declared != comms)
     diags_.warning(commsLoc,

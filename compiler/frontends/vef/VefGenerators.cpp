@@ -398,7 +398,7 @@ std::optional<Schedule> horovod(VefText &in, const ExtendedHeader &h, const Toke
       }
     }
   ScheduleBuilder b(P);
-  Communicator world{0, {}};
+  Communicator world{0, {}, {}};
   for (uint32_t r = 0; r < P; ++r)
     world.ranks.push_back(r);
   const uint32_t comm = b.addCommunicator(world);
