@@ -86,6 +86,10 @@ struct CollectiveInfo {
   // 0 leaves it to lower-collectives' options (-coll-protocol, -coll-chunk-size).
   uint8_t protocol = 0;           // 0, or a CollProtocol (ir/Collectives.h)
   uint64_t chunkBytes = 0;        // pipelining unit in bytes
+  // NCCL Simple's slices: each ring step as up to `slices` messages of
+  // max(ceil(bytes / (slices * sliceAlign)) * sliceAlign, sliceMin) bytes; 0: one message.
+  uint32_t slices = 0;
+  uint64_t sliceAlign = 0, sliceMin = 0;
   llvm::SMLoc loc;                // where the statement was read, for messages (may be unset)
 };
 

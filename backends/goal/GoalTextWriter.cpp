@@ -5,6 +5,8 @@
 #include "ir/Collectives.h"
 #include "support/Diagnostics.h"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <cstring>
 
@@ -127,11 +129,10 @@ void printCollective(LineBuffer &b, const Schedule &s, uint32_t g) {
     b.put(" proto ");
     b.put(collProtocolName(static_cast<CollProtocol>(c.protocol)));
   }
-  if (c.chunkBytes) {
-    b.put(" chunk ");
-    b.num(c.chunkBytes);
-    b.put('b');
-  }
+  if (c.chunkBytes)
+    b.put(fmt::format(" chunk {}b", c.chunkBytes));
+  if (c.slices)
+    b.put(fmt::format(" slices {} {}b {}b", c.slices, c.sliceAlign, c.sliceMin));
 }
 
 } // namespace

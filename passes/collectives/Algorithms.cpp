@@ -82,6 +82,40 @@ struct Ops {
 
 // --- Ring -------------------------------------------------------------------------------
 
+// NCCL's Simple protocol moves a step's data as up to `count` slices (AlgoParams::slicing);
+// without slicing, one message.
+llvm::SmallVector<Interval, 4> slicesOf(Interval iv, const Slicing &s) {
+  uint64_t n = len(iv);
+  if (s.count <= 1 || n == 0)
+    return {iv};
+  uint64_t size = std::max(ceilDiv(n, uint64_t(s.count) * s.align) * s.align, s.minBytes);
+  size = std::max<uint64_t>(size, 1);
+  llvm::SmallVector<Interval, 4> v;
+  for (uint64_t off = 0; off < n && v.size() < s.count; off += size)
+    v.push_back({iv.lo + off, iv.lo + std::min(n, off + size)});
+  v.back().hi = iv.hi;   // the rule leaves nothing over; keep every byte regardless
+  return v;
+}
+
+/// One ring step, slice by slice: slice k is sent after slice k of the previous step was
+/// received (the data it forwards; all of it when the slice counts differ), then slice k
+/// of this step is received. `last` holds the previous step's recvs, this step's after.
+void ringStep(Emitter &e, Ops &o, uint32_t next, uint32_t prev, Interval sendIv, Interval recvIv,
+              bool reduce, const Slicing &s, llvm::SmallVectorImpl<uint32_t> &last) {
+  auto sv = slicesOf(sendIv, s), rv = slicesOf(recvIv, s);
+  for (size_t k = 0; k < sv.size(); ++k) {
+    uint32_t snd = o.send(next, sv[k]);
+    if (last.size() == sv.size())
+      e.req(snd, last[k]);
+    else
+      for (uint32_t l : last)
+        e.req(snd, l);
+  }
+  last.clear();
+  for (Interval r : rv)
+    last.push_back(o.recv(prev, r, reduce));
+}
+
 // Schedgen's allreduce_ring per pipeline loop: 2(P-1) steps of send to the next rank
 // and recv from the previous one, each send after the previous recv.
 void ringAllreduce(Emitter &e, const Group &g, const Layout &L, const AlgoParams &p) {
@@ -94,14 +128,13 @@ void ringAllreduce(Emitter &e, const Group &g, const Layout &L, const AlgoParams
   uint32_t next = (me + 1) % P, prev = (me + P - 1) % P;
   for (uint64_t l = 0; l < loops; ++l) {
     Interval lw = piece(w, loops, l);
-    uint32_t last = None;
+    llvm::SmallVector<uint32_t, 4> last;
     for (int phase = 0; phase < 2; ++phase)
       for (uint32_t s = 0; s + 1 < P; ++s) {
         uint32_t sb = phase == 0 ? mod(int64_t(me) - s, P) : mod(int64_t(me) + 1 - s, P);
         uint32_t rb = phase == 0 ? mod(int64_t(me) - s - 1, P) : mod(int64_t(me) - s, P);
-        uint32_t snd = o.send(next, piece(lw, P, sb));
-        e.req(snd, last);
-        last = o.recv(prev, piece(lw, P, rb), phase == 0);
+        ringStep(e, o, next, prev, piece(lw, P, sb), piece(lw, P, rb), phase == 0, p.slicing,
+                 last);
       }
   }
 }
@@ -117,12 +150,11 @@ void ringBlocks(Emitter &e, const Group &g, const Layout &L, const AlgoParams &p
   uint32_t next = (me + 1) % P, prev = (me + P - 1) % P;
   int64_t shift = reduce ? -1 : 0;
   for (uint64_t l = 0; l < loops; ++l) {
-    uint32_t last = None;
+    llvm::SmallVector<uint32_t, 4> last;
     for (uint32_t s = 0; s + 1 < P; ++s) {
       uint32_t sb = mod(int64_t(me) - s + shift, P), rb = mod(int64_t(me) - s - 1 + shift, P);
-      uint32_t snd = o.send(next, piece(L.block(sb), loops, l));
-      e.req(snd, last);
-      last = o.recv(prev, piece(L.block(rb), loops, l), reduce);
+      ringStep(e, o, next, prev, piece(L.block(sb), loops, l), piece(L.block(rb), loops, l),
+               reduce, p.slicing, last);
     }
   }
 }
@@ -140,10 +172,12 @@ void ringChain(Emitter &e, const Group &g, const Layout &L, const AlgoParams &p,
   uint32_t pos = mod(int64_t(g.me) - first, P);
   uint32_t next = (g.me + 1) % P, prev = (g.me + P - 1) % P;
   for (uint64_t c = 0; c < chunks; ++c) {
-    Interval iv = piece(w, chunks, c);
-    uint32_t r = pos > 0 ? o.recv(prev, iv, reduce) : None;
-    if (pos + 1 < P)
-      e.req(o.send(next, iv), r);
+    auto slices = slicesOf(piece(w, chunks, c), p.slicing);
+    for (Interval iv : slices) {
+      uint32_t r = pos > 0 ? o.recv(prev, iv, reduce) : None;
+      if (pos + 1 < P)
+        e.req(o.send(next, iv), r);
+    }
   }
 }
 

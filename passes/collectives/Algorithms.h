@@ -41,9 +41,18 @@ struct Layout {
   uint64_t extent() const;
 };
 
+/// NCCL's Simple protocol: each step's data goes as up to `count` slices of
+/// max(ceil(bytes / (count * align)) * align, minBytes) bytes (prims' SlicePerChunk,
+/// 16 elements, a 32nd of a slice's buffer). count <= 1: one message per step.
+struct Slicing {
+  uint32_t count = 0;
+  uint64_t align = 1, minBytes = 0;
+};
+
 struct AlgoParams {
   uint32_t root = 0;            // group index
   uint64_t chunkBytes = 0;      // pipelining unit for ring and dbtree (0: none)
+  Slicing slicing;              // ring: the slices of each step
   bool schedgenDeps = false;    // only Schedgen's dependencies (no transitive data deps)
   /// Hierarchical: host of each group member (same order as the group).
   llvm::ArrayRef<uint32_t> hostOf;

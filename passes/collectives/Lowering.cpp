@@ -242,6 +242,7 @@ void Lowerer::emitCollective(Emitter &e, uint32_t r, uint32_t g, uint64_t inst) 
   AlgoParams p;
   p.root = c.root;
   p.chunkBytes = c.chunkBytes ? c.chunkBytes : opts_.chunkBytes;
+  p.slicing = {c.slices, std::max<uint64_t>(c.sliceAlign, 1), c.sliceMin};
   p.schedgenDeps = opts_.schedgenDeps;
   p.acrossHosts = in.acrossHosts;
   if (!hostOfMember_.empty())

@@ -19,6 +19,9 @@ std::string CollCase::name() const {
     n += "_sub";
   if (ranksPerHost)
     n += "_hosts" + std::to_string(ranksPerHost) + (scatterHosts ? "s" : "");
+  if (slices)
+    n += "_slices" + std::to_string(slices) + "x" + std::to_string(sliceAlign) + "min" +
+         std::to_string(sliceMin);
   return n;
 }
 
@@ -52,6 +55,9 @@ Schedule makeCollectiveSchedule(const CollCase &c) {
       info.root = c.root;
       info.algorithm = uint32_t(c.algo);
       info.bytes = c.kind == CollectiveKind::Barrier ? 0 : c.bytes;
+      info.slices = c.slices;
+      info.sliceAlign = c.sliceAlign;
+      info.sliceMin = c.sliceMin;
       if (c.kind == CollectiveKind::Alltoallv) {
         std::vector<uint64_t> v;
         for (uint32_t d = 0; d < c.members; ++d)

@@ -29,6 +29,9 @@ struct CollCase {
   /// `scatterHosts` i % hosts).
   uint32_t ranksPerHost = 0;
   bool scatterHosts = false;
+  /// NCCL Simple's slices of each ring step (CollectiveInfo::slices).
+  uint32_t slices = 0;
+  uint64_t sliceAlign = 0, sliceMin = 0;
 
   std::string name() const;
 };

@@ -159,12 +159,76 @@ TEST(CollectiveDialect, ParseErrors) {
                 "recdoub, rabenseifner, binomial, binary, dbtree, dissemination, linear, "
                 "pairwise, bruck, direct, hierarchical, tree",
                 "e.goal:15:25: error: 'comm' must come before 'cpu' (clauses go in the order "
-                "comm, root, algo, proto, chunk, cpu, nic)",
+                "comm, root, algo, proto, chunk, slices, cpu, nic)",
                 "e.goal:16:15: error: alltoallv gives 2 sizes, but communicator 0 has 4 ranks "
                 "(one size per rank, in communicator order)",
-                "e.goal:17:13: error: expected 'comm', 'algo', 'proto', 'chunk', 'cpu', 'nic', or the end of the "
-                "line after the barrier, found '5b'",
+                "e.goal:17:13: error: expected 'comm', 'algo', 'proto', 'chunk', 'slices', 'cpu', "
+                "'nic', or the end of the line after the barrier, found '5b'",
                 "e.goal:18:22: error: 'comm' is given twice"}));
+}
+
+// What a trace says NCCL chose (proto, chunk, slices) and a communicator's tree read,
+// print back, and are checked.
+TEST(CollectiveDialect, NcclClausesAndTrees) {
+  const char *text = "num_ranks 4\n"
+                     "comm 1 ranks 0..3 tree 1,-,1,2\n"
+                     "\n"
+                     "rank 0 {\n"
+                     "l1: allreduce 4096b comm 1 algo tree proto ll128 chunk 1024b\n"
+                     "l2: allgather 512b algo ring proto simple chunk 256b slices 2 64b 128b cpu 1\n"
+                     "}\n";
+  std::string full = text;
+  for (int r = 1; r < 4; ++r)
+    full += "\nrank " + std::to_string(r) + " {\nl1: allreduce 4096b comm 1 algo tree proto ll128 "
+            "chunk 1024b\nl2: allgather 512b algo ring proto simple chunk 256b slices 2 64b 128b "
+            "cpu 1\n}\n";
+  Parsed p = parseGoalText(full, "n.goal", true);
+  ASSERT_TRUE(p.schedule) << p.diags;
+  const Schedule &s = *p.schedule;
+  EXPECT_EQ(s.communicators()[s.collectives()[s.peer(0)].communicator].treeUp,
+            (std::vector<int32_t>{1, -1, 1, 2}));
+  const CollectiveInfo &ag = s.collectives()[s.peer(1)];
+  EXPECT_EQ(ag.protocol, uint8_t(CollProtocol::Simple));
+  EXPECT_EQ(ag.chunkBytes, 256u);
+  EXPECT_EQ(ag.slices, 2u);
+  EXPECT_EQ(ag.sliceAlign, 64u);
+  EXPECT_EQ(ag.sliceMin, 128u);
+  EXPECT_EQ(printExtended(s), full);
+
+  Parsed e = parseGoalText("num_ranks 4\n"
+                           "comm 1 ranks 0..3 tree -,0,-,1\n"
+                           "comm 2 ranks 0..3 tree 1,2,0,-\n"
+                           "comm 3 ranks 0..3 tree -,0\n"
+                           "comm 4 ranks 0..3 tree -,1,1,1\n"
+                           "rank 0 {\n"
+                           "l1: allreduce 10b proto fast\n"
+                           "l2: allreduce 10b chunk 0b\n"
+                           "l3: allreduce 10b slices 0 64b 8b\n"
+                           "l4: allreduce 10b chunk 8b proto ll\n"
+                           "}\nrank 1 {\n}\nrank 2 {\n}\nrank 3 {\n}\n",
+                           "e.goal", true);
+  EXPECT_EQ(messageLines(e.diags),
+            (std::vector<std::string>{
+                "e.goal:2:19: error: a tree has exactly one root ('-'), this one has 2",
+                "e.goal:3:19: error: the tree has a cycle through communicator rank 0",
+                "e.goal:4:19: error: the tree gives 2 parents for 4 ranks (one per communicator "
+                "rank, '-' for the root)",
+                "e.goal:5:26: error: communicator rank 1 is its own parent",
+                "e.goal:7:25: error: unknown protocol 'fast'; protocols are simple, ll and ll128",
+                "e.goal:8:19: error: a chunk of 0 bytes; leave 'chunk' out to use "
+                "-coll-chunk-size",
+                "e.goal:9:19: error: slices need a count and an alignment of at least 1",
+                "e.goal:10:28: error: 'proto' must come before 'chunk' (clauses go in the order "
+                "comm, root, algo, proto, chunk, slices, cpu, nic)"}));
+  // A tree algorithm on a communicator without a tree is refused at the statement.
+  std::string path = makeTempDir("tree") + "/t.goal";
+  writeFile(path, "num_ranks 2\nrank 0 {\nl1: allreduce 8b algo tree\n}\n"
+                  "rank 1 {\nl1: allreduce 8b algo tree\n}\n");
+  RunResult r = runInfracc({path, "-emit=goal"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find(":3:5: error: algorithm 'tree' runs on the tree its communicator "
+                       "declares, and communicator 0 declares none (comm <id> ranks <list> tree "
+                       "<parents>)"), std::string::npos) << r.err;
 }
 
 TEST(CollectiveDialect, VerifierReportsTheFirstMismatch) {

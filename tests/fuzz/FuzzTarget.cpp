@@ -97,6 +97,8 @@ const std::vector<Target> &targets() {
       fileTarget("msccl", "plan.json", {"-emit=sim"}),
       fileTarget("kernels", "workload.kernels", {"-emit=sim"}),
       fileTarget("vef", "trace.vef", {"-emit=sim"}),
+      // An Nsight Systems SQLite export of an NCCL run (one node's file).
+      fileTarget("nsys", "node.sqlite", {"-emit=sim"}),
       // An SPC trace, then optionally after "LAYOUTSEP" the -storage-layout file. A few
       // bytes ("slice_bytes: 1" and a large request) make thousands of sends wait for one
       // CPU at once: the simulator's parked queues (docs/sim.md) keep that linear.

@@ -56,7 +56,8 @@ std::string editedCopy(const std::string &from, const std::string &sql, const st
 const char *const Scenarios[] = {"allreduce-ring-simple", "allreduce-ring-ll",
                                  "allreduce-tree-ll128",  "allgather-ring-ll128",
                                  "reducescatter-ring-simple", "broadcast-ring-ll",
-                                 "sendrecv-simple",       "sendrecv-ll"};
+                                 "sendrecv-simple",       "sendrecv-ll",
+                                 "one-node"};
 
 class NcclScenario : public ::testing::TestWithParam<const char *> {};
 
@@ -103,10 +104,19 @@ TEST(Nccl, StatementsCarryWhatTheTraceSays) {
   ASSERT_EQ(r.status, 0) << r.err;
   // Channel 0's ring is 0..7; channel 1's runs each node's GPUs backwards.
   EXPECT_NE(r.out.find("comm 1 ranks 0..7\ncomm 2 ranks 0,7..1\n"), std::string::npos) << r.out;
-  // 1 MiB of floats over 2 channels: 131072 elements each; chunk of 16384 elements.
-  EXPECT_EQ(countOf(r.out, "allreduce 524288b comm 1 algo ring proto simple chunk 65536b\n"), 16u);
-  EXPECT_EQ(countOf(r.out, "allreduce 524288b comm 2 algo ring proto simple chunk 65536b cpu 1\n"),
-            16u);
+  // 1 MiB of floats over 2 channels: 131072 elements each; chunk of 16384 elements;
+  // Simple's 2 slices per chunk (chunkSteps 4 / sliceSteps 2), aligned to 16 floats, at
+  // least a 32nd of 2 steps of 131072 floats (stepSize 524288 bytes).
+  EXPECT_EQ(countOf(r.out, "allreduce 524288b comm 1 algo ring proto simple chunk 65536b slices 2 "
+                           "64b 32768b\n"), 16u);
+  EXPECT_EQ(countOf(r.out, "allreduce 524288b comm 2 algo ring proto simple chunk 65536b slices 2 "
+                           "64b 32768b cpu 1\n"), 16u);
+  RunResult g = runInfracc({scenario("allreduce-ring-simple"), "-emit=goal"});
+  // Rank 0 sends to rank 1 on channel 0's ring: each 65536-byte chunk step as two
+  // 32768-byte slices, 14 steps, 2 collectives.
+  std::string rank0 = g.out.substr(g.out.find("rank 0 {"), g.out.find("rank 1 {") - g.out.find("rank 0 {"));
+  EXPECT_EQ(countOf(rank0, ": send 32768b to 1 "), 2u * 14 * 2);
+  EXPECT_EQ(countOf(rank0, ": send 65536b"), 0u);
   // Rank 0: its first kernel starts 5,000 ns after the API call at 1,000,700 ns (profiling
   // started at 1,000,000 ns, gap 50,000 ns); the second follows the first's end
   // (1,055,700 + 20,000 + 10,485) by 200,000 ns plus the 5,000 ns launch latency.

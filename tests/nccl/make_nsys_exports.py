@@ -210,6 +210,8 @@ def write_node(path, host, gpus):
         return strings[s]
 
     for g in gpus:
+        end = max([e for (s_, e, t) in g.nvtx] + [e for (s_, e, st, n) in g.kernels]) + 1_000
+        g.nvtx.append((end, end, "nsys profiling stopped, pid: %d" % g.pid))
         gpid = (g.pid << 24) | 1
         db.execute("INSERT INTO PROCESSES VALUES (?, ?, 'python3')", (gpid, g.pid))
         tid = gpid | 7
@@ -320,6 +322,21 @@ def scenario_llama(out):
     return nodes
 
 
+def scenario_one_node(out):
+    """One node of 4 GPUs running a bit of everything (the fuzz target's seed)."""
+    nodes, flat = cluster(1, 4)
+    tree = {0: ([1], -1), 1: ([2, 3], 0), 2: ([], 1), 3: ([], 1)}
+    comm = Comm(0x99, flat, [[0, 1, 2, 3], [0, 2, 1, 3]], [tree, tree])
+    init_comm(comm)
+    gaps = {g: 1_000 for g in flat}
+    collective(comm, "AllReduce", 4096, 4, "Ring", "LL", "0x10", gaps)
+    collective(comm, "AllReduce", 8192, 2, "Tree", "Simple", "0x10", gaps)
+    collective(comm, "AllGather", 1024, 4, "Ring", "LL128", "0x10", gaps)
+    collective(comm, "Reduce", 2048, 4, "Ring", "Simple", "0x10", gaps, root=2)
+    sendrecv(comm, [(0, 3), (3, 0), (1, 2)], 4096, "Simple", "0x10", gaps)
+    return nodes
+
+
 SCENARIOS = {
     "allreduce-ring-simple": scenario_basic("AllReduce", 1 << 20, "Ring", "Simple"),
     "allreduce-ring-ll": scenario_basic("AllReduce", 8192, "Ring", "LL"),
@@ -330,6 +347,7 @@ SCENARIOS = {
     "sendrecv-simple": scenario_sendrecv("Simple"),
     "sendrecv-ll": scenario_sendrecv("LL"),
     "llama": scenario_llama,
+    "one-node": scenario_one_node,
 }
 
 

@@ -5,14 +5,16 @@
 //   comm 2 ranks 0..7, 16..31:3
 //   l4: allreduce 1048576b comm 1 algo ring cpu 1
 //   l8: allgather 65536b comm 1 algo ring proto ll128 chunk 8192b
+//   l9: allreduce 1048576b comm 1 algo ring proto simple chunk 65536b slices 2 64b 4096b
 //   l5: bcast 4096b comm 2 root 3
 //   l6: alltoallv 10b,0b,30b,7b comm 1
 //   l7: barrier
 //
 // Rank lists are comma-separated ranks and ranges a..b or a..b:step (b < a counts
-// down). Clauses come in the order comm, root, algo, proto, chunk, cpu, nic, each at most
-// once; `comm` defaults to 0, the communicator of all ranks; `proto` and `chunk` (what a
-// trace says NCCL chose) override -coll-protocol and -coll-chunk-size for this statement.
+// down). Clauses come in the order comm, root, algo, proto, chunk, slices, cpu, nic, each
+// at most once; `comm` defaults to 0, the communicator of all ranks; `proto`, `chunk` and
+// `slices` (what a trace says NCCL chose) override -coll-protocol and -coll-chunk-size
+// for this statement and split its ring steps as NCCL's Simple protocol does.
 #include "compiler/frontends/goal/GoalTextParser.h"
 
 #include "ir/Collectives.h"
@@ -197,7 +199,7 @@ bool parseCollective(TextParser &p, const OpStatement &st, CollectiveKind kind) 
       return false;
   }
 
-  static constexpr llvm::StringRef Order[] = {"comm", "root", "algo", "proto", "chunk", "cpu", "nic"};
+  static constexpr llvm::StringRef Order[] = {"comm", "root", "algo", "proto", "chunk", "slices", "cpu", "nic"};
   constexpr size_t NumClauses = std::size(Order);
   bool present[NumClauses] = {};
   const char *clauseLoc[NumClauses] = {};
@@ -235,7 +237,7 @@ bool parseCollective(TextParser &p, const OpStatement &st, CollectiveKind kind) 
     }
     if (i < next) {
       p.error(p.pos(), "'" + Order[i] + "' must come before '" + Order[next - 1] +
-                           "' (clauses go in the order comm, root, algo, proto, chunk, cpu, nic)");
+                           "' (clauses go in the order comm, root, algo, proto, chunk, slices, cpu, nic)");
       return false;
     }
     clauseLoc[i] = p.pos();
@@ -289,11 +291,30 @@ bool parseCollective(TextParser &p, const OpStatement &st, CollectiveKind kind) 
         return false;
       }
       break;
-    case 5:
+    case 5: {   // slices <count> <align>b <min>b
+      uint64_t count = 0;
+      if (!p.parseNumber(count, "number of slices", 1024))
+        return false;
+      p.skipBlanks();
+      if (!p.parseNumber(info.sliceAlign, "slice alignment in bytes", UINT32_MAX) ||
+          !p.expect("b", "after the slice alignment (slices <count> <align>b <min>b)"))
+        return false;
+      p.skipBlanks();
+      if (!p.parseNumber(info.sliceMin, "smallest slice in bytes", UINT64_MAX) ||
+          !p.expect("b", "after the smallest slice (slices <count> <align>b <min>b)"))
+        return false;
+      if (count == 0 || info.sliceAlign == 0) {
+        p.error(clauseLoc[5], "slices need a count and an alignment of at least 1");
+        return false;
+      }
+      info.slices = uint32_t(count);
+      break;
+    }
+    case 6:
       if (!p.parseNumber(cpu, "cpu index", ScheduleBuilder::MaxCpu))
         return false;
       break;
-    case 6:
+    case 7:
       if (!p.parseNumber(nic, "nic index", ScheduleBuilder::MaxNic))
         return false;
       break;

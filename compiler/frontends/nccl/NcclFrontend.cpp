@@ -311,6 +311,14 @@ bool Builder::buildRank(uint32_t r, ScheduleBuilder &b) {
         info.bytes = w.workCount * c.typeSize;
         info.protocol = uint8_t(protocolOf(c.proto));
         info.chunkBytes = w.chunkCount * c.typeSize;
+        // Simple moves a ring step as chunkSteps/sliceSteps slices of at least 16
+        // elements, and at least a 32nd of a slice's buffer (NCCL's prims; trees use one).
+        if (!isTree && c.proto == uint32_t(NcclProto::Simple) && c.sliceSteps > 0 &&
+            c.chunkSteps / c.sliceSteps > 1) {
+          info.slices = uint32_t(std::min<uint64_t>(c.chunkSteps / c.sliceSteps, 1024));
+          info.sliceAlign = 16 * c.typeSize;
+          info.sliceMin = c.stepSize / c.typeSize * c.sliceSteps / 32 * c.typeSize;
+        }
         if (cc && (info.kind == CollectiveKind::Bcast || info.kind == CollectiveKind::Reduce))
           info.root = uint32_t(std::find(cc->order.begin(), cc->order.end(), c.root) -
                                cc->order.begin());

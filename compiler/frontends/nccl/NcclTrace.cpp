@@ -242,7 +242,10 @@ llvm::Error Parser::line(const NvtxEvent &e) {
     if (groupDepth_[pid] == 0)
       dropUnlaunched(p);
     if ((*m)->nranks > 1 && c.dataSize > 0) {
-      if (c.typeSize == 0 || c.dataSize % c.typeSize)
+      if (c.typeSize == 0 || c.typeSize > 64)
+        return fail(fmt::format("NVTX event {} ('{}'): an element size of {} bytes (NCCL's types "
+                                "have 1 to 8)", e.row, e.text, c.typeSize));
+      if (c.dataSize % c.typeSize)
         return fail(fmt::format("NVTX event {} ('{}'): {} bytes are not a whole number of {}-byte "
                                 "elements", e.row, e.text, c.dataSize, c.typeSize));
       if (c.root >= (*m)->nranks)
@@ -299,6 +302,11 @@ llvm::Error Parser::line(const NvtxEvent &e) {
       return bad(e, "collType %d root %d redOp %d algo %d proto %d commHash 0x%llx stream %p "
                     "data_size %zu type_size %d chunkSize %d chunkCount %d chunkSteps %d "
                     "sliceSteps %d stepSize %d pid %d");
+    // NCCL's steps count slots of an 8-slot buffer; anything far beyond is not NCCL's.
+    if (chunkSteps > 1024 || sliceSteps > 1024 || stepSize > (uint64_t(1) << 40))
+      return fail(fmt::format("NVTX event {} ('{}'): chunkSteps {}, sliceSteps {} and stepSize {} "
+                              "are beyond any NCCL buffer", e.row, e.text, chunkSteps, sliceSteps,
+                              stepSize));
     for (CollCall &c : p.pending.colls)
       if (!c.described && uint64_t(c.func) == type && c.commHash == hash &&
           c.dataSize == dataSize) {
