@@ -239,6 +239,14 @@ TEST(Nccl, BrokenExportsGetLocatedErrors) {
                              "4000') does not read as NCCL's annotation 'commHash 0x%llx Rings "
                              "[%d] %d->%d->%d pid %d'"), std::string::npos) << r.err;
   }
+  {  // Too large for -max-memory: refused before the NVTX table is read.
+    RunResult r = runInfracc({node0, node1, "-emit=goal", "-max-memory=4K"});
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find(node0 + ": error: reading its "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("NVTX events would need about "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("more than -max-memory (4.0 KiB); raise it with -max-memory="),
+              std::string::npos) << r.err;
+  }
   {  // An algorithm infracc does not lower (NVLS).
     std::string x = editedCopy(node0,
                                "UPDATE NVTX_EVENTS SET text = replace(text, ' algo 1 ', ' algo 4 ') "

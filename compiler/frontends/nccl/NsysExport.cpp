@@ -1,9 +1,12 @@
 #include "compiler/frontends/nccl/NsysExport.h"
 
+#include "support/Limits.h"
+
 #include <llvm/ADT/StringRef.h>
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 
@@ -132,7 +135,24 @@ llvm::Expected<NsysExport> readNsysExport(const std::string &path) {
       out.host = textOf(st->get(), 0);
   }
 
-  // NVTX strings: registered strings (textId) live in StringIds, others inline.
+  // Before reading: what the NVTX table would take to hold.
+  {
+    auto st = r.prepare("SELECT count(*), COALESCE(sum(length(text)), 0) FROM NVTX_EVENTS");
+    if (!st)
+      return st.takeError();
+    auto row = r.step(st->get());
+    if (!row)
+      return row.takeError();
+    uint64_t rows = uint64_t(std::max<int64_t>(0, sqlite3_column_int64(st->get(), 0)));
+    uint64_t chars = uint64_t(std::max<int64_t>(0, sqlite3_column_int64(st->get(), 1)));
+    uint64_t each = sizeof(NvtxEvent) + (rows ? chars / rows : 0);
+    if (auto msg = exceedsMemory("reading its " + std::to_string(rows) + " NVTX events", rows,
+                                 each))
+      return fail(*msg);
+  }
+
+  // NVTX strings: registered strings (textId) live in StringIds, others inline. Only
+  // NCCL's (every one names its pid) and the profiler's start marks are kept.
   std::string textExpr = r.hasColumn("NVTX_EVENTS", "textId")
                              ? "COALESCE(e.text, (SELECT s.value FROM StringIds s WHERE s.id = "
                                "e.textId))"
@@ -149,6 +169,9 @@ llvm::Expected<NsysExport> readNsysExport(const std::string &path) {
       if (!*row)
         break;
       if (sqlite3_column_type(st->get(), 3) == SQLITE_NULL)
+        continue;
+      llvm::StringRef text(reinterpret_cast<const char *>(sqlite3_column_text(st->get(), 3)));
+      if (!text.contains("pid"))
         continue;
       NvtxEvent e;
       e.row = uint64_t(sqlite3_column_int64(st->get(), 0));
