@@ -1,5 +1,6 @@
 #include "ir/Collectives.h"
 
+#include <algorithm>
 #include <iterator>
 
 namespace infracc {
@@ -61,6 +62,20 @@ uint64_t protocolWireBytes(CollProtocol p, uint64_t payload) {
     return (payload + 119) / 120 * 128;
   }
   return payload;
+}
+
+std::string treeProblem(llvm::ArrayRef<int32_t> up) {
+  size_t roots = size_t(std::count(up.begin(), up.end(), -1));
+  if (roots != 1)
+    return "has " + std::to_string(roots) + " roots ('-'), not one";
+  for (size_t r = 0; r < up.size(); ++r) {   // every rank reaches the root within n steps
+    int64_t at = int64_t(r);
+    for (size_t step = 0; at >= 0 && step <= up.size(); ++step)
+      at = up[size_t(at)];
+    if (at >= 0)
+      return "has a cycle through communicator rank " + std::to_string(r);
+  }
+  return "";
 }
 
 std::optional<CollectiveKind> parseCollectiveKind(llvm::StringRef name) {

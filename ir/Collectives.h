@@ -45,6 +45,11 @@ std::optional<CollProtocol> parseCollProtocol(llvm::StringRef name);
 /// (half of every line is a flag); LL128 128 bytes per 120.
 uint64_t protocolWireBytes(CollProtocol p, uint64_t payload);
 
+/// Why `up` (each communicator rank's parent, -1 at the root; Communicator::treeUp) is
+/// not a tree: "" when it is; else e.g. "has 2 roots" or "has a cycle through
+/// communicator rank 3". Parents must be ranks of the communicator.
+std::string treeProblem(llvm::ArrayRef<int32_t> up);
+
 std::optional<CollectiveKind> parseCollectiveKind(llvm::StringRef name);
 /// Rooted collectives take a `root`.
 bool collectiveHasRoot(CollectiveKind k);

@@ -209,7 +209,7 @@ TEST(CollectiveDialect, NcclClausesAndTrees) {
                            "e.goal", true);
   EXPECT_EQ(messageLines(e.diags),
             (std::vector<std::string>{
-                "e.goal:2:19: error: a tree has exactly one root ('-'), this one has 2",
+                "e.goal:2:19: error: the tree has 2 roots ('-'), not one",
                 "e.goal:3:19: error: the tree has a cycle through communicator rank 0",
                 "e.goal:4:19: error: the tree gives 2 parents for 4 ranks (one per communicator "
                 "rank, '-' for the root)",

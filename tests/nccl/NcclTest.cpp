@@ -239,6 +239,18 @@ TEST(Nccl, BrokenExportsGetLocatedErrors) {
                              "4000') does not read as NCCL's annotation 'commHash 0x%llx Rings "
                              "[%d] %d->%d->%d pid %d'"), std::string::npos) << r.err;
   }
+  {  // A ring that closes early: rank 0's next on channel 0 is itself.
+    std::string text = "COALESCE(text, (SELECT value FROM StringIds WHERE id = textId))";
+    std::string x = editedCopy(node0,
+                               "UPDATE NVTX_EVENTS SET text = replace(" + text +
+                                   ", '7->0->1', '7->0->0'), textId = NULL WHERE " + text +
+                                   " LIKE '%Rings [0] 7->0->1 pid 4000';",
+                               "node0.sqlite");
+    RunResult r = runInfracc({x, node1, "-emit=goal"});
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find(x + ": error: the ring of channel 0 of communicator 0x1234 closes after 1 "
+                             "of its 8 ranks"), std::string::npos) << r.err;
+  }
   {  // Too large for -max-memory: refused before the NVTX table is read.
     RunResult r = runInfracc({node0, node1, "-emit=goal", "-max-memory=4K"});
     EXPECT_EQ(r.status, 1);

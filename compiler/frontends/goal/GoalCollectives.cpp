@@ -72,19 +72,9 @@ bool parseTree(TextParser &p, Communicator &c) {
                          llvm::Twine(n) + " ranks (one per communicator rank, '-' for the root)");
     return false;
   }
-  if (llvm::count(c.treeUp, -1) != 1) {
-    p.error(treeLoc, "a tree has exactly one root ('-'), this one has " +
-                         llvm::Twine(llvm::count(c.treeUp, -1)));
+  if (std::string why = treeProblem(c.treeUp); !why.empty()) {
+    p.error(treeLoc, "the tree " + why);
     return false;
-  }
-  for (uint64_t r = 0; r < n; ++r) {   // every rank reaches the root within n steps
-    int64_t at = int64_t(r);
-    for (uint64_t step = 0; at >= 0 && step <= n; ++step)
-      at = c.treeUp[size_t(at)];
-    if (at >= 0) {
-      p.error(treeLoc, "the tree has a cycle through communicator rank " + llvm::Twine(r));
-      return false;
-    }
   }
   return true;
 }

@@ -55,9 +55,10 @@ std::vector<std::string> exportFiles(const std::vector<std::string> &paths) {
   return files;
 }
 
-struct ChannelComm {   // an IR communicator: one NCCL communicator's ring on one channel
+struct ChannelComm {   // an IR communicator: one NCCL communicator on one channel
   uint32_t index = 0;  // in the schedule
-  std::vector<uint32_t> order;   // communicator ranks in ring order, from rank 0
+  std::vector<uint32_t> order;   // NCCL ranks in its order: along the ring from rank 0, or
+                                 // in rank order for a tree
 };
 
 class Builder {
@@ -73,19 +74,19 @@ private:
     return false;
   }
   bool mapCommunicators();
-  /// The communicator of `commId`'s ring on channel `ch`; nullptr after an error.
-  const ChannelComm *ring(const GpuProcess &g, uint64_t commId, uint32_t ch, ScheduleBuilder &b);
-  /// The communicator of `commId`'s tree on channel `ch` (NCCL rank order).
-  std::optional<uint32_t> tree(const GpuProcess &g, uint64_t commId, uint32_t ch,
-                               ScheduleBuilder &b);
-  uint32_t communicator(uint64_t commId, Communicator c, ScheduleBuilder &b);
+  /// The members of `commId` by NCCL rank; nullptr (after an error) if one is missing.
+  const std::vector<uint32_t> *complete(const GpuProcess &g, uint64_t commId);
+  const CommMember &member(uint32_t rank, uint64_t commId) const;
+  /// The communicator of `commId`'s ring (or tree) on channel `ch`; nullptr after an error.
+  const ChannelComm *channelComm(const GpuProcess &g, uint64_t commId, uint32_t ch, bool tree,
+                                 ScheduleBuilder &b);
   bool buildRank(uint32_t r, ScheduleBuilder &b);
 
   std::vector<GpuProcess> gpus_;
   DiagEngine &diags_;
   std::map<uint64_t, std::vector<uint32_t>> members_;      // commId -> global rank per comm rank
   std::map<uint64_t, uint32_t> commIndex_;                 // commId -> number, for tags
-  std::map<std::pair<uint64_t, uint32_t>, ChannelComm> rings_;
+  std::map<std::tuple<uint64_t, uint32_t, bool>, ChannelComm> channels_;   // (comm, ch, tree)
   std::map<std::tuple<uint64_t, std::vector<uint32_t>, std::vector<int32_t>>, uint32_t>
       commByShape_;   // (NCCL communicator, ranks, tree) -> IR communicator
   std::map<std::tuple<uint64_t, uint32_t, uint32_t>, uint32_t> sendSeq_, recvSeq_;
@@ -113,11 +114,7 @@ bool Builder::mapCommunicators() {
   return true;
 }
 
-const ChannelComm *Builder::ring(const GpuProcess &g, uint64_t commId, uint32_t ch,
-                                 ScheduleBuilder &b) {
-  auto key = std::make_pair(commId, ch);
-  if (auto it = rings_.find(key); it != rings_.end())
-    return &it->second;
+const std::vector<uint32_t> *Builder::complete(const GpuProcess &g, uint64_t commId) {
   const std::vector<uint32_t> &mem = members_[commId];
   for (uint32_t cr = 0; cr < mem.size(); ++cr)
     if (mem[cr] == ~0u) {
@@ -126,46 +123,77 @@ const ChannelComm *Builder::ring(const GpuProcess &g, uint64_t commId, uint32_t 
                            commId, mem.size(), cr));
       return nullptr;
     }
-  auto nextOf = [&](uint32_t cr) -> int64_t {
-    for (const auto &[h, m] : gpus_[mem[cr]].comms)
-      if (m.commId == commId) {
-        auto it = m.ring.find(ch);
-        return it == m.ring.end() ? -1 : it->second.second;
-      }
-    return -1;
-  };
-  ChannelComm cc;
-  std::vector<bool> seen(mem.size());
-  uint32_t cur = 0;
-  for (size_t step = 0; step < mem.size(); ++step) {
-    if (seen[cur]) {
-      error(g, fmt::format("the ring of channel {} of communicator 0x{:x} closes after {} of its "
-                           "{} ranks", ch, commId, step, mem.size()));
-      return nullptr;
-    }
-    seen[cur] = true;
-    cc.order.push_back(cur);
-    int64_t next = nextOf(cur);
-    if (next < 0) {
-      error(g, fmt::format("rank {} of communicator 0x{:x} has no ring for channel {} (no "
-                           "'Rings [{}]' event)", cur, commId, ch, ch));
-      return nullptr;
-    }
-    cur = uint32_t(next);
-  }
-  if (cur != 0) {
-    error(g, fmt::format("the ring of channel {} of communicator 0x{:x} does not return to rank 0",
-                         ch, commId));
-    return nullptr;
-  }
-  Communicator c;
-  for (uint32_t cr : cc.order)
-    c.ranks.push_back(mem[cr]);
-  cc.index = communicator(commId, std::move(c), b);
-  return &rings_.emplace(key, std::move(cc)).first->second;
+  return &mem;
 }
 
-uint32_t Builder::communicator(uint64_t commId, Communicator c, ScheduleBuilder &b) {
+const CommMember &Builder::member(uint32_t rank, uint64_t commId) const {
+  for (const auto &[hash, m] : gpus_[rank].comms)
+    if (m.commId == commId)
+      return m;
+  llvm_unreachable("members_ lists only ranks that are members");
+}
+
+const ChannelComm *Builder::channelComm(const GpuProcess &g, uint64_t commId, uint32_t ch,
+                                        bool tree, ScheduleBuilder &b) {
+  auto key = std::make_tuple(commId, ch, tree);
+  if (auto it = channels_.find(key); it != channels_.end())
+    return &it->second;
+  const std::vector<uint32_t> *mem = complete(g, commId);
+  if (!mem)
+    return nullptr;
+  const uint32_t n = uint32_t(mem->size());
+  ChannelComm cc;
+  Communicator c;
+  if (tree) {   // members in NCCL rank order, each with its parent on this channel
+    for (uint32_t cr = 0; cr < n; ++cr) {
+      const CommMember &m = member((*mem)[cr], commId);
+      auto it = m.tree.find(ch);
+      if (it == m.tree.end()) {
+        error(g, fmt::format("rank {} of communicator 0x{:x} has no tree for channel {} (no "
+                             "'Trees [{}]' event)", cr, commId, ch, ch));
+        return nullptr;
+      }
+      int32_t up = it->second[3];
+      if (up < -1 || up >= int32_t(n) || up == int32_t(cr)) {
+        error(g, fmt::format("the tree of channel {} of communicator 0x{:x} gives rank {} the "
+                             "parent {}", ch, commId, cr, up));
+        return nullptr;
+      }
+      cc.order.push_back(cr);
+      c.treeUp.push_back(up);
+    }
+    if (std::string why = treeProblem(c.treeUp); !why.empty()) {
+      error(g, fmt::format("the tree of channel {} of communicator 0x{:x} {}", ch, commId, why));
+      return nullptr;
+    }
+  } else {   // members along this channel's ring, from rank 0
+    std::vector<bool> seen(n);
+    uint32_t cur = 0;
+    for (uint32_t step = 0; step < n; ++step) {
+      if (seen[cur]) {
+        error(g, fmt::format("the ring of channel {} of communicator 0x{:x} closes after {} of "
+                             "its {} ranks", ch, commId, step, n));
+        return nullptr;
+      }
+      seen[cur] = true;
+      cc.order.push_back(cur);
+      const CommMember &m = member((*mem)[cur], commId);
+      auto it = m.ring.find(ch);
+      if (it == m.ring.end()) {
+        error(g, fmt::format("rank {} of communicator 0x{:x} has no ring for channel {} (no "
+                             "'Rings [{}]' event)", cur, commId, ch, ch));
+        return nullptr;
+      }
+      cur = uint32_t(it->second.second);
+    }
+    if (cur != 0) {
+      error(g, fmt::format("the ring of channel {} of communicator 0x{:x} does not return to "
+                           "rank 0", ch, commId));
+      return nullptr;
+    }
+  }
+  for (uint32_t cr : cc.order)
+    c.ranks.push_back((*mem)[cr]);
   // Channels of one NCCL communicator with the same ring (or tree) share a communicator;
   // other NCCL communicators never do (their collectives need not come in the same order).
   auto [it, fresh] = commByShape_.emplace(std::make_tuple(commId, c.ranks, c.treeUp), 0u);
@@ -173,53 +201,8 @@ uint32_t Builder::communicator(uint64_t commId, Communicator c, ScheduleBuilder 
     c.id = uint32_t(commByShape_.size());
     it->second = b.addCommunicator(std::move(c));
   }
-  return it->second;
-}
-
-std::optional<uint32_t> Builder::tree(const GpuProcess &g, uint64_t commId, uint32_t ch,
-                                      ScheduleBuilder &b) {
-  const std::vector<uint32_t> &mem = members_[commId];
-  Communicator c;
-  for (uint32_t cr = 0; cr < mem.size(); ++cr) {
-    if (mem[cr] == ~0u) {
-      error(g, fmt::format("communicator 0x{:x} has {} ranks, but no export given holds its rank "
-                           "{}: give the exports of every node of the run",
-                           commId, mem.size(), cr));
-      return std::nullopt;
-    }
-    c.ranks.push_back(mem[cr]);
-    const CommMember *m = nullptr;
-    for (const auto &[h, x] : gpus_[mem[cr]].comms)
-      if (x.commId == commId)
-        m = &x;
-    auto it = m->tree.find(ch);
-    if (it == m->tree.end()) {
-      error(g, fmt::format("rank {} of communicator 0x{:x} has no tree for channel {} (no "
-                           "'Trees [{}]' event)", cr, commId, ch, ch));
-      return std::nullopt;
-    }
-    int32_t up = it->second[3];
-    if (up < -1 || up >= int32_t(mem.size()) || up == int32_t(cr)) {
-      error(g, fmt::format("the tree of channel {} of communicator 0x{:x} gives rank {} the parent "
-                           "{}", ch, commId, cr, up));
-      return std::nullopt;
-    }
-    c.treeUp.push_back(up);
-  }
-  // One root, and every rank reaches it.
-  bool ok = llvm::count(c.treeUp, -1) == 1;
-  for (uint32_t cr = 0; ok && cr < mem.size(); ++cr) {
-    int64_t at = cr;
-    for (size_t step = 0; at >= 0 && step <= mem.size(); ++step)
-      at = c.treeUp[size_t(at)];
-    ok = at < 0;
-  }
-  if (!ok) {
-    error(g, fmt::format("the tree of channel {} of communicator 0x{:x} is not a tree (one root, "
-                         "every rank reaching it)", ch, commId));
-    return std::nullopt;
-  }
-  return communicator(commId, std::move(c), b);
+  cc.index = it->second;
+  return &channels_.emplace(key, std::move(cc)).first->second;
 }
 
 CollectiveKind kindOf(NcclFunc f) {
@@ -295,19 +278,11 @@ bool Builder::buildRank(uint32_t r, ScheduleBuilder &b) {
                                  c.typeSize));
         CollectiveInfo info;
         info.kind = kindOf(c.func);
-        const ChannelComm *cc = nullptr;
-        if (isTree) {
-          std::optional<uint32_t> t = tree(g, commId, ch, b);
-          if (!t)
-            return false;
-          info.communicator = *t;
-          info.algorithm = uint32_t(CollAlgorithm::Tree);
-        } else {
-          if (!(cc = ring(g, commId, ch, b)))
-            return false;
-          info.communicator = cc->index;
-          info.algorithm = uint32_t(CollAlgorithm::Ring);
-        }
+        const ChannelComm *cc = channelComm(g, commId, ch, isTree, b);
+        if (!cc)
+          return false;
+        info.communicator = cc->index;
+        info.algorithm = uint32_t(isTree ? CollAlgorithm::Tree : CollAlgorithm::Ring);
         info.bytes = w.workCount * c.typeSize;
         info.protocol = uint8_t(protocolOf(c.proto));
         info.chunkBytes = w.chunkCount * c.typeSize;
@@ -319,7 +294,7 @@ bool Builder::buildRank(uint32_t r, ScheduleBuilder &b) {
           info.sliceAlign = 16 * c.typeSize;
           info.sliceMin = c.stepSize / c.typeSize * c.sliceSteps / 32 * c.typeSize;
         }
-        if (cc && (info.kind == CollectiveKind::Bcast || info.kind == CollectiveKind::Reduce))
+        if (info.kind == CollectiveKind::Bcast || info.kind == CollectiveKind::Reduce)
           info.root = uint32_t(std::find(cc->order.begin(), cc->order.end(), c.root) -
                                cc->order.begin());
         Schedule::OpIndex op = b.addOp(OpKind::Collective, b.addCollective(info), info.bytes, 0,

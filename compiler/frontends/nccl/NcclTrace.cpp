@@ -119,7 +119,7 @@ private:
     }
     return p;
   }
-  llvm::Expected<const CommMember *> comm(ProcessState &p, uint64_t hash, const NvtxEvent &e) {
+  llvm::Expected<CommMember *> comm(ProcessState &p, uint64_t hash, const NvtxEvent &e) {
     auto it = p.gpu.comms.find(hash);
     if (it == p.gpu.comms.end())
       return fail(fmt::format("NVTX event {} ('{}') uses communicator 0x{:x}, which no "
@@ -180,7 +180,7 @@ llvm::Error Parser::line(const NvtxEvent &e) {
       auto c = comm(proc(pid), hash, e);
       if (!c)
         return c.takeError();
-      CommMember &m = const_cast<CommMember &>(**c);
+      CommMember &m = **c;
       if (prev < 0 || next < 0 || uint32_t(prev) >= m.nranks || uint32_t(next) >= m.nranks ||
           uint32_t(me) != m.rank)
         return fail(fmt::format("NVTX event {} ('{}'): the ring of channel {} does not pass through "
@@ -200,7 +200,7 @@ llvm::Error Parser::line(const NvtxEvent &e) {
       auto c = comm(proc(pid), hash, e);
       if (!c)
         return c.takeError();
-      const_cast<CommMember &>(**c).tree[ch] = tr;
+      (*c)->tree[ch] = tr;
       return llvm::Error::success();
     }
     return bad(e, "commHash 0x%llx ...");

@@ -2,6 +2,7 @@
 
 #include "support/Limits.h"
 
+#include <llvm/ADT/STLFunctionalExtras.h>
 #include <llvm/ADT/StringRef.h>
 
 #include <sqlite3.h>
@@ -50,6 +51,21 @@ public:
     return fail(llvm::Twine("cannot read it as an Nsight Systems export (") +
                 sqlite3_errmsg(db_) + ")");
   }
+  /// Runs `sql` and hands each result row to `row`; the first error ends it.
+  llvm::Error each(const std::string &sql, llvm::function_ref<llvm::Error(sqlite3_stmt *)> row) {
+    auto st = prepare(sql);
+    if (!st)
+      return st.takeError();
+    for (;;) {
+      auto more = step(st->get());
+      if (!more)
+        return more.takeError();
+      if (!*more)
+        return llvm::Error::success();
+      if (llvm::Error e = row(st->get()))
+        return e;
+    }
+  }
   bool hasTable(const char *name) {
     auto st = prepare("SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?");
     if (!st) {
@@ -95,19 +111,11 @@ llvm::Expected<NsysExport> readNsysExport(const std::string &path) {
     return fail(llvm::Twine("cannot open it as an SQLite database (") +
                 (raw ? sqlite3_errmsg(raw) : "out of memory") + ")");
   Reader r(db.get());
-  {   // Opening is lazy: the first read says whether this is a database at all.
-    auto st = r.prepare("SELECT count(*) FROM sqlite_master");
-    if (!st) {
-      llvm::consumeError(st.takeError());
-      return fail(llvm::Twine("cannot open it as an SQLite database (") + sqlite3_errmsg(raw) +
-                  ")");
-    }
-    auto row = r.step(st->get());
-    if (!row) {
-      llvm::consumeError(row.takeError());
-      return fail(llvm::Twine("cannot open it as an SQLite database (") + sqlite3_errmsg(raw) +
-                  ")");
-    }
+  // Opening is lazy: the first read says whether this is a database at all.
+  if (llvm::Error e = r.each("SELECT count(*) FROM sqlite_master",
+                             [](sqlite3_stmt *) { return llvm::Error::success(); })) {
+    llvm::consumeError(std::move(e));
+    return fail(llvm::Twine("cannot open it as an SQLite database (") + sqlite3_errmsg(raw) + ")");
   }
   NsysExport out;
   out.path = path;
@@ -124,32 +132,27 @@ llvm::Expected<NsysExport> readNsysExport(const std::string &path) {
 
   // The host: newer exports keep it in TARGET_INFO_SYSTEM_ENV as name/value rows.
   if (r.hasTable("TARGET_INFO_SYSTEM_ENV") && r.hasColumn("TARGET_INFO_SYSTEM_ENV", "name") &&
-      r.hasColumn("TARGET_INFO_SYSTEM_ENV", "value")) {
-    auto st = r.prepare("SELECT value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'Hostname'");
-    if (!st)
-      return st.takeError();
-    auto row = r.step(st->get());
-    if (!row)
-      return row.takeError();
-    if (*row)
-      out.host = textOf(st->get(), 0);
-  }
+      r.hasColumn("TARGET_INFO_SYSTEM_ENV", "value"))
+    if (llvm::Error e = r.each("SELECT value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'Hostname'",
+                               [&](sqlite3_stmt *st) {
+                                 out.host = textOf(st, 0);
+                                 return llvm::Error::success();
+                               }))
+      return e;
 
   // Before reading: what the NVTX table would take to hold.
-  {
-    auto st = r.prepare("SELECT count(*), COALESCE(sum(length(text)), 0) FROM NVTX_EVENTS");
-    if (!st)
-      return st.takeError();
-    auto row = r.step(st->get());
-    if (!row)
-      return row.takeError();
-    uint64_t rows = uint64_t(std::max<int64_t>(0, sqlite3_column_int64(st->get(), 0)));
-    uint64_t chars = uint64_t(std::max<int64_t>(0, sqlite3_column_int64(st->get(), 1)));
-    uint64_t each = sizeof(NvtxEvent) + (rows ? chars / rows : 0);
-    if (auto msg = exceedsMemory("reading its " + std::to_string(rows) + " NVTX events", rows,
-                                 each))
-      return fail(*msg);
-  }
+  if (llvm::Error e = r.each(
+          "SELECT count(*), COALESCE(sum(length(text)), 0) FROM NVTX_EVENTS",
+          [&](sqlite3_stmt *st) -> llvm::Error {
+            uint64_t rows = uint64_t(std::max<int64_t>(0, sqlite3_column_int64(st, 0)));
+            uint64_t chars = uint64_t(std::max<int64_t>(0, sqlite3_column_int64(st, 1)));
+            uint64_t each = sizeof(NvtxEvent) + (rows ? chars / rows : 0);
+            if (auto msg = exceedsMemory("reading its " + std::to_string(rows) + " NVTX events",
+                                         rows, each))
+              return fail(*msg);
+            return llvm::Error::success();
+          }))
+    return e;
 
   // NVTX strings: registered strings (textId) live in StringIds, others inline. Only
   // NCCL's (every one names its pid) and the profiler's start marks are kept.
@@ -157,79 +160,55 @@ llvm::Expected<NsysExport> readNsysExport(const std::string &path) {
                              ? "COALESCE(e.text, (SELECT s.value FROM StringIds s WHERE s.id = "
                                "e.textId))"
                              : "e.text";
-  {
-    auto st = r.prepare("SELECT e.rowid, e.start, COALESCE(e.end, e.start), " + textExpr +
-                        " FROM NVTX_EVENTS e ORDER BY e.start, e.rowid");
-    if (!st)
-      return st.takeError();
-    for (;;) {
-      auto row = r.step(st->get());
-      if (!row)
-        return row.takeError();
-      if (!*row)
-        break;
-      if (sqlite3_column_type(st->get(), 3) == SQLITE_NULL)
-        continue;
-      llvm::StringRef text(reinterpret_cast<const char *>(sqlite3_column_text(st->get(), 3)));
-      if (!text.contains("pid"))
-        continue;
-      NvtxEvent e;
-      e.row = uint64_t(sqlite3_column_int64(st->get(), 0));
-      e.start = sqlite3_column_int64(st->get(), 1);
-      e.end = sqlite3_column_int64(st->get(), 2);
-      e.text = textOf(st->get(), 3);
-      out.nvtx.push_back(std::move(e));
-    }
-  }
+  if (llvm::Error e = r.each("SELECT e.rowid, e.start, COALESCE(e.end, e.start), " + textExpr +
+                                 " FROM NVTX_EVENTS e ORDER BY e.start, e.rowid",
+                             [&](sqlite3_stmt *st) {
+                               std::string text = textOf(st, 3);
+                               if (llvm::StringRef(text).contains("pid"))
+                                 out.nvtx.push_back({sqlite3_column_int64(st, 1),
+                                                     sqlite3_column_int64(st, 2),
+                                                     uint64_t(sqlite3_column_int64(st, 0)),
+                                                     std::move(text)});
+                               return llvm::Error::success();
+                             }))
+    return e;
 
   // NCCL kernels, with the pid of the process that launched them.
   std::map<int64_t, int64_t> pidOf;
-  {
-    auto st = r.prepare("SELECT globalPid, pid FROM PROCESSES");
-    if (!st)
-      return st.takeError();
-    for (;;) {
-      auto row = r.step(st->get());
-      if (!row)
-        return row.takeError();
-      if (!*row)
-        break;
-      pidOf[sqlite3_column_int64(st->get(), 0)] = sqlite3_column_int64(st->get(), 1);
-    }
-  }
+  if (llvm::Error e = r.each("SELECT globalPid, pid FROM PROCESSES", [&](sqlite3_stmt *st) {
+        pidOf[sqlite3_column_int64(st, 0)] = sqlite3_column_int64(st, 1);
+        return llvm::Error::success();
+      }))
+    return e;
   std::string device = r.hasColumn("CUPTI_ACTIVITY_KIND_KERNEL", "deviceId") ? "k.deviceId" : "0";
-  auto st = r.prepare("SELECT k.start, k.end, k.globalPid, s.value, " + device +
-                      " FROM CUPTI_ACTIVITY_KIND_KERNEL k LEFT JOIN StringIds s ON s.id = "
-                      "k.demangledName ORDER BY k.start, k.rowid");
-  if (!st)
-    return st.takeError();
-  for (;;) {
-    auto row = r.step(st->get());
-    if (!row)
-      return row.takeError();
-    if (!*row)
-      break;
-    llvm::StringRef name(reinterpret_cast<const char *>(sqlite3_column_text(st->get(), 3)));
-    if (!name.starts_with("ncclKernel") && !name.starts_with("ncclDevKernel"))
-      continue;
-    int64_t gpid = sqlite3_column_int64(st->get(), 2);
-    auto it = pidOf.find(gpid);
-    if (it == pidOf.end() || it->second < 0 || it->second > INT32_MAX)
-      return fail("an NCCL kernel (" + name.str() + " at " +
-                  std::to_string(sqlite3_column_int64(st->get(), 0)) +
-                  " ns) names process " + std::to_string(gpid) +
-                  ", which the PROCESSES table does not list");
-    KernelEvent k;
-    k.start = sqlite3_column_int64(st->get(), 0);
-    k.end = sqlite3_column_int64(st->get(), 1);
-    k.pid = uint32_t(it->second);
-    int64_t dev = sqlite3_column_int64(st->get(), 4);
-    k.device = dev < 0 || dev > 0xFFFF ? 0 : uint32_t(dev);
-    if (k.end < k.start)
-      return fail("an NCCL kernel (" + name.str() + ") ends at " + std::to_string(k.end) +
-                  " ns, before it starts (" + std::to_string(k.start) + " ns)");
-    out.kernels.push_back(k);
-  }
+  if (llvm::Error e = r.each(
+          "SELECT k.start, k.end, k.globalPid, s.value, " + device +
+              " FROM CUPTI_ACTIVITY_KIND_KERNEL k LEFT JOIN StringIds s ON s.id = "
+              "k.demangledName ORDER BY k.start, k.rowid",
+          [&](sqlite3_stmt *st) -> llvm::Error {
+            std::string name = textOf(st, 3);
+            if (!llvm::StringRef(name).starts_with("ncclKernel") &&
+                !llvm::StringRef(name).starts_with("ncclDevKernel"))
+              return llvm::Error::success();
+            KernelEvent k;
+            k.start = sqlite3_column_int64(st, 0);
+            k.end = sqlite3_column_int64(st, 1);
+            int64_t gpid = sqlite3_column_int64(st, 2);
+            auto it = pidOf.find(gpid);
+            if (it == pidOf.end() || it->second < 0 || it->second > INT32_MAX)
+              return fail("an NCCL kernel (" + name + " at " + std::to_string(k.start) +
+                          " ns) names process " + std::to_string(gpid) +
+                          ", which the PROCESSES table does not list");
+            k.pid = uint32_t(it->second);
+            int64_t dev = sqlite3_column_int64(st, 4);
+            k.device = dev < 0 || dev > 0xFFFF ? 0 : uint32_t(dev);
+            if (k.end < k.start)
+              return fail("an NCCL kernel (" + name + ") ends at " + std::to_string(k.end) +
+                          " ns, before it starts (" + std::to_string(k.start) + " ns)");
+            out.kernels.push_back(k);
+            return llvm::Error::success();
+          }))
+    return e;
   return out;
 }
 
