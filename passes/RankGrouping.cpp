@@ -30,6 +30,17 @@ uint32_t cpusPerMember(llvm::ArrayRef<const Schedule *> sources) {
 }
 
 std::optional<Schedule> regroup(const GroupingPlan &plan, DiagEngine &diags) {
+  // Collectives name their members by rank: grouping ranks would leave them pointing at
+  // ranks that no longer exist. They are lowered to messages first.
+  for (size_t i = 0; i < plan.sources.size(); ++i)
+    if (!plan.sources[i]->collectives().empty()) {
+      diags.error(plan.sourceNames[i],
+                  fmt::format("{} regroups ranks of sends, recvs and calcs, but this workload "
+                              "still has {} collective operations: lower them first "
+                              "(-passes=lower-collectives,{},...)",
+                              plan.pass, plan.sources[i]->collectives().size(), plan.pass));
+      return std::nullopt;
+    }
   struct Where {
     uint32_t rank = Unset, local = Unset;
   };

@@ -147,6 +147,16 @@ TEST(Nccl, RemapGpusGroupsByTheTracedHosts) {
   EXPECT_NE(r.out.find("size: 2 "), std::string::npos) << r.out;
 }
 
+// Collectives name their members by rank: regrouping before lowering is refused.
+TEST(Nccl, RemapGpusWantsCollectivesLoweredFirst) {
+  std::string dir = scenario("allreduce-ring-ll");
+  RunResult r = runInfracc({dir, "-passes=remap-gpus,intranode-calc", "-emit=sim"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, dir + ": error: remap-gpus regroups ranks of sends, recvs and calcs, but this "
+                         "workload still has 32 collective operations: lower them first "
+                         "(-passes=lower-collectives,remap-gpus,...)\n");
+}
+
 // Files, a folder, and the files in another order give the same schedule.
 TEST(Nccl, FilesAndFolderAreTheSameRun) {
   std::string dir = scenario("broadcast-ring-ll");
