@@ -272,6 +272,7 @@ bool Lowerer::fitsInMemory() {
     const CollectiveInfo &c = s_.collectives()[s_.peer(in.firstOp)];
     if (isRooted(c.kind))
       continue;
+    frag_.clear();   // one instance at a time: its own ops, not a running total
     emitCollective(e, in.firstRank, in.firstOp, uint64_t(&in - instances_.data()));
     uint64_t ops = frag_.ops.size() * s_.communicators()[c.communicator].ranks.size();
     total += ops;

@@ -324,4 +324,25 @@ TEST(CollectiveLimits, LoweringThatWouldNotFitIsRefused) {
   EXPECT_EQ(r.status, 0) << r.err;
 }
 
+// Many instances are sized one by one: 3,000 all-reduces on 2 ranks lower to 12,000 ops
+// (about 0.6 MiB with the collectives); summing each instance's ops with all the ones
+// before it (as the estimate once did) made it 18 million, refused under 16 MiB.
+TEST(CollectiveLimits, ManyInstancesAreSizedOneByOne) {
+  std::string dir = makeTempDir("coll-many");
+  std::string text = "num_ranks 2\n";
+  for (int r = 0; r < 2; ++r) {
+    text += "rank " + std::to_string(r) + " {\n";
+    for (int i = 1; i <= 3000; ++i) {
+      text += "l" + std::to_string(i) + ": allreduce 8b algo ring\n";
+      if (i > 1)
+        text += "l" + std::to_string(i) + " requires l" + std::to_string(i - 1) + "\n";
+    }
+    text += "}\n";
+  }
+  writeFile(dir + "/m.goal", text);
+  RunResult r = runInfracc({dir + "/m.goal", "-max-memory=16M", "-emit=goal"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(countOf(r.out, ": send 4b to "), 2u * 2 * 3000);
+}
+
 } // namespace

@@ -10,9 +10,10 @@ same printf formats. The numbers are invented but consistent: every rank of a
 communicator sees the same rings, trees, sizes, algorithms and protocols, and each work
 element splits a collective's elements over the channels as NCCL does.
 
-    python3 tests/nccl/make_nsys_exports.py OUTDIR [SCENARIO...]
+    python3 tests/nccl/make_nsys_exports.py OUTDIR [SCENARIO[:key=value,...]...]
 
-Without scenarios, writes all of them (one folder each under OUTDIR).
+Without scenarios, writes all of them (one folder each under OUTDIR). The llama scenario
+takes nodes=, gpus=, layers= and channels= (a larger run for benchmarks).
 """
 import os
 import sqlite3
@@ -297,28 +298,30 @@ def scenario_sendrecv(proto):
     return make
 
 
-def scenario_llama(out):
+def scenario_llama(out, nodes=4, gpus=8, layers=4, channels=1):
     """examples/llama_like.goal's run, traced: 4 nodes x 8 GPUs, tensor parallelism inside
     a node (ring all-reduce of the activations), data parallelism across nodes (ring
-    all-reduce of each layer's gradients on a second stream)."""
-    NODES, GPUS, LAYERS = 4, 8, 4
+    all-reduce of each layer's gradients on a second stream). Larger runs for
+    benchmarks: llama:nodes=16,gpus=8,layers=32,channels=4."""
+    NODES, GPUS, LAYERS = nodes, gpus, layers
     FWD_NS, BWD_NS = 500_000, 1_000_000
     nodes, flat = cluster(NODES, GPUS)
-    tp = [Comm(0x7000 + n, nodes[n], [list(range(GPUS))]) for n in range(NODES)]
-    dp = [Comm(0x8000 + d, [nodes[n][d] for n in range(NODES)], [list(range(NODES))]) for d in range(GPUS)]
+    tp = [Comm(0x7000 + n, nodes[n], [list(range(GPUS))] * channels) for n in range(NODES)]
+    dp = [Comm(0x80000 + d, [nodes[n][d] for n in range(NODES)], [list(range(NODES))] * channels)
+          for d in range(GPUS)]
     for c in tp + dp:
         init_comm(c)
     for _ in range(LAYERS):
         for c in tp:
             collective(c, "AllReduce", 16 * 1024 * 1024, 2, "Ring", "Simple", "0x1000", {g: FWD_NS for g in c.gpus},
-                       nchannels=1)
+                       nchannels=channels)
     for _ in range(LAYERS):
         for c in tp:
             collective(c, "AllReduce", 16 * 1024 * 1024, 2, "Ring", "Simple", "0x1000", {g: BWD_NS for g in c.gpus},
-                       nchannels=1)
+                       nchannels=channels)
         for c in dp:
             collective(c, "AllReduce", 48 * 1024 * 1024, 2, "Ring", "Simple", "0x2000", {g: 0 for g in c.gpus},
-                       nchannels=1)
+                       nchannels=channels)
     return nodes
 
 
@@ -356,12 +359,15 @@ def main():
         sys.exit(__doc__)
     out = sys.argv[1]
     names = sys.argv[2:] or list(SCENARIOS)
-    for name in names:
+    for spec in names:
+        # name, or name:key=value,... (the scenario's parameters, e.g. llama:nodes=16)
+        name, _, params = spec.partition(":")
         if name not in SCENARIOS:
             sys.exit("unknown scenario '%s'; scenarios: %s" % (name, ", ".join(SCENARIOS)))
+        kwargs = {k: int(v) for k, v in (p.split("=") for p in params.split(",") if p)}
         folder = os.path.join(out, name)
         os.makedirs(folder, exist_ok=True)
-        nodes = SCENARIOS[name](folder)
+        nodes = SCENARIOS[name](folder, **kwargs)
         for n, gpus in enumerate(nodes):
             write_node(os.path.join(folder, "node%d.sqlite" % n), "node%d" % n, gpus)
 
