@@ -340,6 +340,13 @@ std::string Verifier::describeCollective(uint32_t g) const {
   if (collectiveHasRoot(c.kind))
     d += " root " + std::to_string(c.root);
   d += " algo " + collAlgorithmName(static_cast<CollAlgorithm>(c.algorithm)).str();
+  if (c.protocol)
+    d += " proto " + collProtocolName(static_cast<CollProtocol>(c.protocol)).str();
+  if (c.chunkBytes)
+    d += " chunk " + std::to_string(c.chunkBytes) + "b";
+  if (c.slices)
+    d += " slices " + std::to_string(c.slices) + " " + std::to_string(c.sliceAlign) + "b " +
+         std::to_string(c.sliceMin) + "b";
   return d;
 }
 
@@ -352,7 +359,8 @@ void Verifier::reportAt(uint32_t g, Severity sev, const llvm::Twine &msg) {
 }
 
 // Every member of a communicator issues the same collectives in the same order (op
-// order within its rank), with the same kind, size, root and algorithm.
+// order within its rank), with the same kind, size, root, algorithm and NCCL choices
+// (protocol, chunk, slices): both ends of every lowered message must agree.
 void Verifier::checkCollectives() {
   if (s_.collectives().empty())
     return;
@@ -394,7 +402,10 @@ void Verifier::checkCollectives() {
         const CollectiveInfo &a = s_.collectives()[s_.peer(ref[k])];
         const CollectiveInfo &b = s_.collectives()[s_.peer(mine[k])];
         bool same = a.kind == b.kind && a.root == b.root && a.algorithm == b.algorithm &&
-                    (a.kind == CollectiveKind::Alltoallv || a.bytes == b.bytes);
+                    (a.kind == CollectiveKind::Alltoallv || a.bytes == b.bytes) &&
+                    a.protocol == b.protocol && a.chunkBytes == b.chunkBytes &&
+                    a.slices == b.slices && a.sliceAlign == b.sliceAlign &&
+                    a.sliceMin == b.sliceMin;
         if (!same)
           break;
         ++k;

@@ -220,6 +220,16 @@ TEST(CollectiveDialect, NcclClausesAndTrees) {
                 "e.goal:9:19: error: slices need a count and an alignment of at least 1",
                 "e.goal:10:28: error: 'proto' must come before 'chunk' (clauses go in the order "
                 "comm, root, algo, proto, chunk, slices, cpu, nic)"}));
+  // Members must agree on NCCL's choices too: the lowered messages' sizes depend on them.
+  Parsed m = parseGoalText("num_ranks 2\nrank 0 {\nl1: allreduce 64b proto ll\n}\n"
+                           "rank 1 {\nl1: allreduce 64b proto ll128\n}\n",
+                           "m.goal", true);
+  ASSERT_TRUE(m.schedule) << m.diags;
+  EXPECT_EQ(verifyMessages(*m.schedule),
+            "infracc: error: collective mismatch on communicator 0: rank 1 (communicator 0 "
+            "rank 1) issues 'allreduce 64b algo auto proto ll128' as its 1st collective there, "
+            "but rank 0 (its rank 0) issues 'allreduce 64b algo auto proto ll'\n"
+            "infracc: note: the 1st collective of rank 0 on communicator 0\n");
   // A tree algorithm on a communicator without a tree is refused at the statement.
   std::string path = makeTempDir("tree") + "/t.goal";
   writeFile(path, "num_ranks 2\nrank 0 {\nl1: allreduce 8b algo tree\n}\n"
