@@ -10,6 +10,7 @@
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Support/Error.h>
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
