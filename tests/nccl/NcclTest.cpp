@@ -198,6 +198,22 @@ TEST(Nccl, LlamaLikeTraceMovesTheExamplesBytes) {
   EXPECT_EQ(s.status, 0) << s.err;
 }
 
+// An export without the host's name stands for a node named after the file.
+TEST(Nccl, ExportWithoutHostNameIsNamedByItsFile) {
+  std::string node0 = scenario("allreduce-ring-ll") + "/node0.sqlite";
+  std::string node1 = scenario("allreduce-ring-ll") + "/node1.sqlite";
+  std::string x = editedCopy(node0, "DELETE FROM TARGET_INFO_SYSTEM_ENV;", "rack7.sqlite");
+  RunResult r = runInfracc({x, node1, "-passes=lower-collectives,remap-gpus", "-emit=goal",
+                            "-stats"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find(x + ": warning: the export names no host (no 'Hostname' in "
+                           "TARGET_INFO_SYSTEM_ENV); its GPUs are taken as one node, 'rack7'"),
+            std::string::npos) << r.err;
+  // node1 sorts before rack7: its GPUs are ranks 0-3 now.
+  EXPECT_NE(r.err.find("2 remap-gpus        - Nodes (ranks) after remap-gpus"), std::string::npos)
+      << r.err;
+}
+
 TEST(Nccl, BrokenExportsGetLocatedErrors) {
   std::string node0 = scenario("allreduce-ring-ll") + "/node0.sqlite";
   std::string node1 = scenario("allreduce-ring-ll") + "/node1.sqlite";

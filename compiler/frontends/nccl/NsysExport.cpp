@@ -164,9 +164,11 @@ llvm::Expected<NsysExport> readNsysExport(const std::string &path) {
                                  " FROM NVTX_EVENTS e ORDER BY e.start, e.rowid",
                              [&](sqlite3_stmt *st) {
                                std::string text = textOf(st, 3);
+                               // Older exports write 0 for a mark's missing end.
+                               int64_t start = sqlite3_column_int64(st, 1);
+                               int64_t end = std::max<int64_t>(start, sqlite3_column_int64(st, 2));
                                if (llvm::StringRef(text).contains("pid"))
-                                 out.nvtx.push_back({sqlite3_column_int64(st, 1),
-                                                     sqlite3_column_int64(st, 2),
+                                 out.nvtx.push_back({start, end,
                                                      uint64_t(sqlite3_column_int64(st, 0)),
                                                      std::move(text)});
                                return llvm::Error::success();
