@@ -11,33 +11,33 @@
 #include <sqlite3.h>
 
 #include <mutex>
+#include <set>
 
 using namespace infracc::test;
 
 namespace {
 
-/// The fixtures, written once per test process.
-const std::string &fixtures() {
-  static std::string dir;
-  static std::once_flag once;
-  std::call_once(once, [] {
-    dir = makeTempDir("nccl");
+/// A fixture scenario's folder, written on first use in this test process.
+std::string scenario(const std::string &name) {
+  static std::string dir = makeTempDir("nccl");
+  static std::mutex mutex;
+  static std::set<std::string> written;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (written.insert(name).second) {
     auto python = llvm::sys::findProgramByName("python3");
     if (!python) {
       ADD_FAILURE() << "python3 is needed to write the NCCL fixtures (README's install line)";
-      return;
+      return dir + "/" + name;
     }
     std::string script = sourcePath("tests/nccl/make_nsys_exports.py");
-    llvm::StringRef args[] = {*python, script, dir};
+    llvm::StringRef args[] = {*python, script, dir, name};
     std::string err;
     int rc = llvm::sys::ExecuteAndWait(*python, args, std::nullopt, {}, 0, 0, &err);
     if (rc != 0)
-      ADD_FAILURE() << "make_nsys_exports.py failed (" << rc << "): " << err;
-  });
-  return dir;
+      ADD_FAILURE() << "make_nsys_exports.py " << name << " failed (" << rc << "): " << err;
+  }
+  return dir + "/" + name;
 }
-
-std::string scenario(const std::string &name) { return fixtures() + "/" + name; }
 
 /// Runs `sql` on a copy of a fixture export and returns the copy's path.
 std::string editedCopy(const std::string &from, const std::string &sql, const std::string &name) {
