@@ -375,13 +375,17 @@ llvm::Error Driver::runPasses(const Target &target) {
     names.insert(names.begin(), "verify");
   }
   // A point-to-point target lowers collectives by default: after the verifier (which
-  // checks them), merging and placement (hierarchical algorithms need the placement).
+  // checks them) and placement (hierarchical algorithms need the placement), but before
+  // merge-jobs, which regroups the ranks collectives name (each job is lowered alone).
   if (Passes.empty() && target.pointToPoint && hasCollectives() &&
       PassRegistry::find("lower-collectives") && !llvm::is_contained(names, "lower-collectives")) {
     auto at = names.begin();
-    for (auto it = names.begin(); it != names.end(); ++it)
-      if (*it == "verify" || *it == "merge-jobs" || *it == "place")
-        at = it + 1;
+    if (!module_.jobs.empty())
+      at = std::find(names.begin(), names.end(), "merge-jobs");
+    else
+      for (auto it = names.begin(); it != names.end(); ++it)
+        if (*it == "verify" || *it == "place")
+          at = it + 1;
     names.insert(at, "lower-collectives");
   }
   if (llvm::Error e = pm.addPipeline(names))

@@ -66,15 +66,51 @@ class LowerCollectivesPass : public Pass {
 public:
   llvm::StringRef name() const override { return "lower-collectives"; }
   llvm::Error run(Module &m, PassContext &ctx) override {
-    if (!m.schedule)
-      return llvm::Error::success();
-    const Schedule &s = *m.schedule;
-    if (s.collectives().empty())
+    bool any = m.schedule ? !m.schedule->collectives().empty()
+                          : llvm::any_of(m.jobs, [](const Module::Job &j) {
+                              return !j.schedule.collectives().empty();
+                            });
+    if (!any)
       return llvm::Error::success();
     if (Target != "messages" && Target != "kernels")
       return usageError("-coll-target must be messages or kernels (got '" + Target + "')");
-    if (Target == "kernels")
+    if (Target == "kernels") {
+      if (!m.schedule)
+        return usageError("-coll-target=kernels lowers one workload; merge the jobs first");
       return toKernels(m, ctx);
+    }
+    std::optional<coll::SelectionPolicy> policy;
+    llvm::Expected<coll::LoweringOptions> o = options(ctx, policy);
+    if (!o)
+      return o.takeError();
+    if (!m.schedule) {
+      // Several workloads not merged yet: each job is lowered on its own (merge-jobs
+      // regroups ranks, which collectives name).
+      for (Module::Job &j : m.jobs)
+        if (!j.schedule.collectives().empty()) {
+          std::optional<Schedule> out = toMessages(j.schedule, *o, {}, j.source, ctx);
+          if (!out)
+            return reportedError();
+          j.schedule = std::move(*out);
+        }
+      return llvm::Error::success();
+    }
+    const Schedule &s = *m.schedule;
+    std::vector<uint32_t> hosts;
+    if (m.fabric && !m.placement.empty() && m.placement.numRanks() == s.numRanks())
+      for (NodeId n : m.placement.endpointOfRank)
+        hosts.push_back(m.fabric->deviceCopyOf(n));
+    std::optional<Schedule> out = toMessages(s, *o, hosts, m.workloadSource, ctx);
+    if (!out)
+      return reportedError();
+    m.schedule = std::move(*out);
+    return llvm::Error::success();
+  }
+
+private:
+  /// The options, checked; `policy` holds the -coll-selection table they point to.
+  llvm::Expected<coll::LoweringOptions> options(PassContext &ctx,
+                                                std::optional<coll::SelectionPolicy> &policy) {
     coll::LoweringOptions o;
     if (Channels == 0 || Channels > 4096)
       return usageError("-coll-channels must be between 1 and 4096 (got " +
@@ -93,37 +129,38 @@ public:
       return usageError("-reduce-ns-per-byte must be 0 or more");
     o.reduceNsPerByte = ReduceNsPerByte;
     o.schedgenDeps = SchedgenDeps;
-    std::optional<coll::SelectionPolicy> policy;
     if (!SelectionFile.empty()) {
       policy = coll::SelectionPolicy::load(ctx.diags, SelectionFile);
       if (!policy)
         return reportedError();
       o.policy = &*policy;
     }
-    std::vector<uint32_t> hosts;
-    if (m.fabric && !m.placement.empty() && m.placement.numRanks() == s.numRanks())
-      for (NodeId n : m.placement.endpointOfRank)
-        hosts.push_back(m.fabric->deviceCopyOf(n));
+    return o;
+  }
+
+  /// `s` lowered to sends, recvs and calcs (and proven with -verify-collectives); nullopt
+  /// after errors reported through ctx.diags.
+  std::optional<Schedule> toMessages(const Schedule &s, const coll::LoweringOptions &o,
+                                     llvm::ArrayRef<uint32_t> hosts, llvm::StringRef source,
+                                     PassContext &ctx) {
     coll::Recording rec;
     std::optional<Schedule> out = coll::lowerCollectives(
-        s, o, hosts, ctx.diags, m.workloadSource, VerifyCollectives ? &rec : nullptr, &ctx.stats);
+        s, o, hosts, ctx.diags, source, VerifyCollectives ? &rec : nullptr, &ctx.stats);
     if (!out)
-      return reportedError();
+      return std::nullopt;
     if (VerifyCollectives) {
       coll::CheckResult r = coll::checkCollectives(*out, rec, s.communicators());
       ctx.stats.add("lower-collectives", "verified", "Collectives proven by the semantic checker",
                     r.instancesChecked);
       if (!r.ok()) {
         for (const std::string &msg : r.errors)
-          ctx.diags.error(m.workloadSource, msg);
-        return reportedError();
+          ctx.diags.error(source, msg);
+        return std::nullopt;
       }
     }
-    m.schedule = std::move(*out);
-    return llvm::Error::success();
+    return out;
   }
 
-private:
   llvm::Error toKernels(Module &m, PassContext &ctx) {
     coll::KernelLoweringOptions o;
     if (Workgroups == 0 || Workgroups > 1024)

@@ -352,3 +352,32 @@ l1: recv 20b from 0 tag 8
                                                  "l2: calc 0 cpu 2\n");
   EXPECT_NE(r.out.find("l2 requires l1\n"), std::string::npos);
 }
+
+// Collectives name their ranks, so each job is lowered before merge-jobs regroups them:
+// two jobs of examples/allreduce-collective.goal run exactly as two of its lowered form,
+// examples/ring-allreduce-16.goal (the default pipeline, and -passes naming the order).
+TEST(MergeJobs, JobsWithCollectivesAreLoweredFirst) {
+  std::string dir = makeTempDir("mj-coll");
+  writeFile(dir + "/jobs.yaml", "slots: 32\njobs:\n- placement: packed\n- placement: packed\n");
+  std::string coll = sourcePath("examples/allreduce-collective.goal");
+  std::string ring = sourcePath("examples/ring-allreduce-16.goal");
+  RunResult lowered = runInfracc({ring, ring, "-jobs=" + dir + "/jobs.yaml", "-emit=sim",
+                                  "-reduce-ns-per-byte=0.125"});
+  ASSERT_EQ(lowered.status, 0) << lowered.err;
+  EXPECT_EQ(maximumFinishingTime(lowered.out), 12084180);
+  RunResult r = runInfracc({coll, coll, "-jobs=" + dir + "/jobs.yaml", "-emit=sim",
+                            "-reduce-ns-per-byte=0.125"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, lowered.out);
+  r = runInfracc({coll, coll, "-jobs=" + dir + "/jobs.yaml", "-passes=lower-collectives,merge-jobs",
+                  "-emit=sim", "-reduce-ns-per-byte=0.125"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, lowered.out);
+  // Merging first is refused: the ranks the collectives name would be gone.
+  r = runInfracc({coll, coll, "-jobs=" + dir + "/jobs.yaml", "-passes=merge-jobs,lower-collectives",
+                  "-emit=sim"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, coll + ": error: merge-jobs regroups ranks of sends, recvs and calcs, but this "
+                          "workload still has 16 collective operations: lower them first "
+                          "(-passes=lower-collectives,merge-jobs,...)\n");
+}
