@@ -117,9 +117,9 @@ TEST(Nccl, StatementsCarryWhatTheTraceSays) {
   std::string rank0 = g.out.substr(g.out.find("rank 0 {"), g.out.find("rank 1 {") - g.out.find("rank 0 {"));
   EXPECT_EQ(countOf(rank0, ": send 32768b to 1 "), 2u * 14 * 2);
   EXPECT_EQ(countOf(rank0, ": send 65536b"), 0u);
-  // Rank 0: its first kernel starts 5,000 ns after the API call at 1,000,700 ns (profiling
-  // started at 1,000,000 ns, gap 50,000 ns); the second follows the first's end
-  // (1,055,700 + 20,000 + 10,485) by 200,000 ns plus the 5,000 ns launch latency.
+  // Rank 0 (the fixture's clock): profiling starts at 1,000,000 ns, its first NCCL kernel
+  // at 1,055,800 ns (its call after a 50,000 ns gap, then 5,000 ns of launch); the second
+  // kernel starts 200,000 + 5,000 ns after the first one ends.
   EXPECT_NE(r.out.find("rank 0 {\nl1: calc 55800\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("l5: calc 205000\n"), std::string::npos) << r.out;
 }
