@@ -514,11 +514,12 @@ void binaryReduce(Emitter &e, const Group &g, const Layout &L, const AlgoParams 
   }
 }
 
-// NCCL's binary tree (ncclGetBtree): parent and up to two children of `rank` (NCCL's
-// tree structure has room for three, as its traces print them).
+// A rank's place in a tree: its parent and its children (-1: none).
 struct TreeLinks {
-  int64_t up = -1, down[3] = {-1, -1, -1};
+  int64_t up = -1;
+  llvm::SmallVector<int64_t, 3> down{-1, -1};
 };
+// NCCL's binary tree (ncclGetBtree): parent and up to two children of `rank`.
 TreeLinks btree(int64_t P, int64_t rank) {
   TreeLinks t;
   int64_t bit = 1;
@@ -613,16 +614,16 @@ void dbtreeAllreduce(Emitter &e, const Group &g, const Layout &L, const AlgoPara
 }
 
 // The tree the communicator declares (`tree` in its declaration; NCCL's tree of one
-// channel, as a trace prints it): children in member order, at most three.
+// channel, as a trace prints it): children in member order, any number of them.
 void givenTreeAllreduce(Emitter &e, const Group &g, const Layout &L, const AlgoParams &p) {
   if (g.size() == 1)
     return;
   TreeLinks t;
   t.up = p.treeUp[g.me];
-  size_t n = 0;
+  t.down.clear();
   for (uint32_t m = 0; m < g.size(); ++m)
-    if (p.treeUp[m] == int32_t(g.me) && n < 3)
-      t.down[n++] = m;
+    if (p.treeUp[m] == int32_t(g.me))
+      t.down.push_back(m);
   treesAllreduce(e, g, L, p, llvm::ArrayRef<TreeLinks>(t));
 }
 

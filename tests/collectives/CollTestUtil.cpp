@@ -35,12 +35,12 @@ Schedule makeCollectiveSchedule(const CollCase &c) {
   for (uint32_t i = 0; i < c.members; ++i)
     comm.ranks.push_back(c.subCommunicator ? 2 * (c.members - 1 - i) + 1 : i);
   if (c.algo == CollAlgorithm::Tree) {
-    // A ternary tree (NCCL's trees have up to three children) rooted at member P/2: the
-    // k-th member from the root hangs below the (k-1)/3-th.
+    // A 4-ary tree (more children than NCCL's three) rooted at member P/2: the k-th
+    // member from the root hangs below the (k-1)/4-th.
     auto at = [&](uint32_t k) { return (k + c.members / 2) % c.members; };
     comm.treeUp.assign(c.members, -1);
     for (uint32_t k = 1; k < c.members; ++k)
-      comm.treeUp[at(k)] = int32_t(at((k - 1) / 3));
+      comm.treeUp[at(k)] = int32_t(at((k - 1) / 4));
   }
   uint32_t commIndex = b.addCommunicator(comm);
   std::vector<uint32_t> memberOf(world, ~0u);
