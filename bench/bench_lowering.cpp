@@ -84,7 +84,7 @@ int main(int argc, char **argv) {
     auto t0 = Clock::now();
     for (uint32_t r = 0; r < P; ++r) {
       frag.clear();
-      e.begin(0, 0, 0, false, coll::Protocol::Simple);
+      e.begin(0, 0, 0, false, CollProtocol::Simple);
       for (uint32_t ch = 0; ch < Channels; ++ch) {
         e.setChannel(ch);
         L.channel = ch;

@@ -223,10 +223,8 @@ llvm::Error Driver::readInputs() {
     if (isFabric && module_.fabricSource.empty())   // of several: the infrastructure's
       module_.fabricSource = fabricFiles.size() > 1 ? module_.fabricDefs->origin : path;
   }
-  if (module_.jobs.size() != 1) {   // node names describe one traced run's ranks
+  if (module_.jobs.size() != 1)   // the traced nodes are those of one run's ranks
     module_.traceNodeOfRank.clear();
-    module_.traceNodeNames.clear();
-  }
   if (module_.jobs.size() == 1) {
     module_.workloadSource = module_.jobs.front().source;
     module_.timedWorkload = module_.jobs.front().timed;

@@ -42,7 +42,6 @@ struct Module {
   /// Which node each rank of `schedule` ran on, when the trace says so (NCCL's Nsight
   /// exports name each GPU's host); remap-gpus groups by it. Empty: unknown.
   std::vector<uint32_t> traceNodeOfRank;
-  std::vector<std::string> traceNodeNames;
 
   Placement placement;
   // Placement asked for in files and options (-place-map, -jobs, -nic), read by their

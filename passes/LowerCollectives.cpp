@@ -117,12 +117,8 @@ private:
                         llvm::Twine(unsigned(Channels)) + ")");
     o.channels = Channels;
     o.chunkBytes = ChunkSize;
-    if (ProtocolName == "simple")
-      o.protocol = coll::Protocol::Simple;
-    else if (ProtocolName == "ll")
-      o.protocol = coll::Protocol::LL;
-    else if (ProtocolName == "ll128")
-      o.protocol = coll::Protocol::LL128;
+    if (std::optional<CollProtocol> p = parseCollProtocol(ProtocolName))
+      o.protocol = *p;
     else
       return usageError("-coll-protocol must be simple, ll or ll128 (got '" + ProtocolName + "')");
     if (!(ReduceNsPerByte >= 0))

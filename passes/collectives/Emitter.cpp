@@ -5,10 +5,6 @@
 
 namespace infracc::coll {
 
-uint64_t wireBytes(Protocol p, uint64_t payload) {
-  return protocolWireBytes(static_cast<CollProtocol>(uint8_t(p) + 1), payload);
-}
-
 uint32_t Emitter::addOp(OpKind k, uint32_t peer, uint64_t size, uint32_t tag) {
   uint32_t idx = static_cast<uint32_t>(f_.ops.size());
   f_.ops.push_back({k, peer, size, tag, static_cast<uint16_t>(cpu_), static_cast<uint16_t>(nic_)});
@@ -31,7 +27,7 @@ void Emitter::record(uint32_t op, DataMode mode, uint64_t payload, DataFn data) 
 
 uint32_t Emitter::send(uint32_t peer, uint64_t payload, DataFn data) {
   uint32_t seq = sendSeq_[peer]++;
-  uint64_t wire = barrier_ ? 1 : wireBytes(protocol_, payload);
+  uint64_t wire = barrier_ ? 1 : protocolWireBytes(protocol_, payload);
   uint32_t op = addOp(OpKind::Send, peer, wire, collectiveTag(instance_, seq));
   if (opts_.record)
     record(op, DataMode::Read, payload, data);
@@ -40,7 +36,7 @@ uint32_t Emitter::send(uint32_t peer, uint64_t payload, DataFn data) {
 
 uint32_t Emitter::recv(uint32_t peer, uint64_t payload, bool reduce, DataFn data) {
   uint32_t seq = recvSeq_[peer]++;
-  uint64_t wire = barrier_ ? 1 : wireBytes(protocol_, payload);
+  uint64_t wire = barrier_ ? 1 : protocolWireBytes(protocol_, payload);
   uint32_t op = addOp(OpKind::Recv, peer, wire, collectiveTag(instance_, seq));
   lastRecv_ = op;
   uint32_t ready = op;

@@ -34,10 +34,6 @@ inline uint32_t collectiveTag(uint64_t instance, uint64_t seq) {
          uint32_t(seq & ((1u << TagSeqBits) - 1));
 }
 
-enum class Protocol : uint8_t { Simple, LL, LL128 };
-/// Bytes on the wire for `payload` bytes: Simple as is; LL 16 bytes per 8 (half of
-/// every line is a flag); LL128 128 bytes per 120.
-uint64_t wireBytes(Protocol p, uint64_t payload);
 
 struct Interval {
   uint64_t lo, hi;
@@ -126,7 +122,7 @@ public:
 
   /// Starts a collective instance on this rank: clears the per-pair message numbers.
   void begin(uint64_t instance, uint32_t baseCpu, uint32_t nic, bool barrier,
-             Protocol protocol) {
+             CollProtocol protocol) {
     instance_ = instance;
     protocol_ = protocol;
     baseCpu_ = baseCpu;
@@ -173,7 +169,7 @@ private:
   uint64_t instance_ = 0;
   uint32_t baseCpu_ = 0, cpu_ = 0, nic_ = 0;
   bool barrier_ = false;
-  Protocol protocol_ = Protocol::Simple;
+  CollProtocol protocol_ = CollProtocol::Simple;
   uint32_t lastRecv_ = None;
   llvm::DenseMap<uint32_t, uint32_t> sendSeq_, recvSeq_;
   DataOut scratch_;

@@ -28,10 +28,6 @@ struct Instance {
 // rounded up.
 constexpr uint64_t BytesPerLoweredOp = 40;
 
-static_assert(uint8_t(CollProtocol::LL128) - 1 == uint8_t(Protocol::LL128) &&
-                  uint8_t(CollProtocol::Simple) - 1 == uint8_t(Protocol::Simple),
-              "CollectiveInfo::protocol is 1 + a Protocol");
-
 bool isRooted(CollectiveKind k) {
   return k == CollectiveKind::Bcast || k == CollectiveKind::Reduce ||
          k == CollectiveKind::Gather || k == CollectiveKind::Scatter;
@@ -49,8 +45,8 @@ public:
 
   bool prepare();
   /// The collective's own protocol, else -coll-protocol's.
-  Protocol protocolOf(const CollectiveInfo &c) const {
-    return c.protocol ? static_cast<Protocol>(c.protocol - 1) : opts_.protocol;
+  CollProtocol protocolOf(const CollectiveInfo &c) const {
+    return c.protocol ? static_cast<CollProtocol>(c.protocol) : opts_.protocol;
   }
   /// False (after an error) when the lowered schedule would not fit in -max-memory.
   bool fitsInMemory();

@@ -22,7 +22,7 @@ struct LoweringOptions {
   // Defaults for collectives that do not name their own (CollectiveInfo).
   uint32_t channels = 1;
   uint64_t chunkBytes = 0;
-  Protocol protocol = Protocol::Simple;
+  CollProtocol protocol = CollProtocol::Simple;
   double reduceNsPerByte = 0;
   bool schedgenDeps = false;
   const SelectionPolicy *policy = nullptr;   // null: the defaults
@@ -35,7 +35,7 @@ struct InstanceInfo {
   uint32_t root = 0;
   uint32_t communicator = 0;        // index into Schedule::communicators()
   CollAlgorithm algorithm = CollAlgorithm::Auto;
-  Protocol protocol = Protocol::Simple;   // the wire sizes its messages use
+  CollProtocol protocol = CollProtocol::Simple;   // the wire sizes its messages use
   std::vector<uint64_t> pairOffset; // alltoallv: prefix sums of the size matrix
   llvm::SMLoc loc;
 };

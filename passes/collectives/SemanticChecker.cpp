@@ -401,7 +401,7 @@ void Checker::run() {
     if (!barrier && sum != a.payload)
       error(opText(sg) + " carries " + std::to_string(sum) + " bytes of data but says " +
             std::to_string(a.payload));
-    uint64_t wire = barrier ? 1 : wireBytes(rec_.instances[a.instance].protocol, a.payload);
+    uint64_t wire = barrier ? 1 : protocolWireBytes(rec_.instances[a.instance].protocol, a.payload);
     if (s_.size(sg) != wire || s_.size(rg) != wire)
       error(opText(sg) + " has size " + std::to_string(s_.size(sg)) + " and its recv " +
             std::to_string(s_.size(rg)) + ", but " + std::to_string(a.payload) +

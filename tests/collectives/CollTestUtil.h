@@ -19,7 +19,7 @@ struct CollCase {
   uint32_t root = 0;
   uint32_t channels = 1;
   uint64_t chunk = 0;
-  coll::Protocol protocol = coll::Protocol::Simple;
+  CollProtocol protocol = CollProtocol::Simple;
   double reduceNsPerByte = 0;
   bool schedgenDeps = false;
   /// Members are ranks 2(P-1-i)+1 of a world of 2P ranks (a sub-communicator in

@@ -126,14 +126,14 @@ TEST(Traffic, ChannelsProtocolsAndReductionCalcs) {
   EXPECT_EQ(l.schedule->maxCpu(), 1u);       // channel 1 on cpu 1
 
   c.channels = 1;
-  c.protocol = coll::Protocol::LL;           // 1024-byte blocks: 128 lines of 16 bytes
+  c.protocol = CollProtocol::LL;           // 1024-byte blocks: 128 lines of 16 bytes
   t = traffic(*lowerAndCheck(c).schedule);
   EXPECT_EQ(t.sendBytes[0], 6u * 2048);
-  c.protocol = coll::Protocol::LL128;        // ceil(1024 / 120) = 9 lines of 128 bytes
+  c.protocol = CollProtocol::LL128;        // ceil(1024 / 120) = 9 lines of 128 bytes
   t = traffic(*lowerAndCheck(c).schedule);
   EXPECT_EQ(t.sendBytes[0], 6u * 1152);
 
-  c.protocol = coll::Protocol::Simple;
+  c.protocol = CollProtocol::Simple;
   c.bytes = 4000;
   c.reduceNsPerByte = 0.5;                   // 3 reducing recvs of 1000 bytes: 500 ns each
   l = lowerAndCheck(c);

@@ -65,8 +65,8 @@ class Builder {
 public:
   Builder(std::vector<GpuProcess> gpus, DiagEngine &diags)
       : gpus_(std::move(gpus)), diags_(diags) {}
-  std::optional<Schedule> build(std::vector<uint32_t> &nodeOfRank,
-                                std::vector<std::string> &nodeNames);
+  /// The schedule; `nodeOfRank` gets each rank's node (hosts numbered in rank order).
+  std::optional<Schedule> build(std::vector<uint32_t> &nodeOfRank);
 
 private:
   bool error(const GpuProcess &g, const llvm::Twine &msg) {
@@ -340,8 +340,7 @@ bool Builder::buildRank(uint32_t r, ScheduleBuilder &b) {
   return true;
 }
 
-std::optional<Schedule> Builder::build(std::vector<uint32_t> &nodeOfRank,
-                                       std::vector<std::string> &nodeNames) {
+std::optional<Schedule> Builder::build(std::vector<uint32_t> &nodeOfRank) {
   // Ranks: hosts in name order (numbers compared as numbers), then CUDA device, then pid.
   std::stable_sort(gpus_.begin(), gpus_.end(), [](const GpuProcess &a, const GpuProcess &b) {
     if (int c = llvm::StringRef(a.host).compare_numeric(b.host))
@@ -358,9 +357,8 @@ std::optional<Schedule> Builder::build(std::vector<uint32_t> &nodeOfRank,
     return std::nullopt;
   ScheduleBuilder b(uint32_t(gpus_.size()));
   for (uint32_t r = 0; r < gpus_.size(); ++r) {
-    if (nodeNames.empty() || nodeNames.back() != gpus_[r].host)
-      nodeNames.push_back(gpus_[r].host);
-    nodeOfRank.push_back(uint32_t(nodeNames.size() - 1));
+    bool newHost = r == 0 || gpus_[r].host != gpus_[r - 1].host;   // hosts are sorted
+    nodeOfRank.push_back(r == 0 ? 0 : nodeOfRank.back() + newHost);
     b.beginRank(r);
     if (!buildRank(r, b))
       return std::nullopt;
@@ -401,14 +399,12 @@ llvm::Error load(InputContext &ctx) {
     return reportedError();
   }
   std::vector<uint32_t> nodeOfRank;
-  std::vector<std::string> nodeNames;
   Builder builder(std::move(gpus), ctx.diags);
-  std::optional<Schedule> s = builder.build(nodeOfRank, nodeNames);
+  std::optional<Schedule> s = builder.build(nodeOfRank);
   if (!s)
     return reportedError();
   ctx.module.jobs.push_back({ctx.path, std::move(*s), false});
   ctx.module.traceNodeOfRank = std::move(nodeOfRank);
-  ctx.module.traceNodeNames = std::move(nodeNames);
   return llvm::Error::success();
 }
 
