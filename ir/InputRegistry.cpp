@@ -42,13 +42,18 @@ std::vector<const InputFormat *> InputRegistry::all() {
 }
 
 // A directory: by the content of the files in it, among the formats that read one.
-static llvm::Expected<const InputFormat *> classifyDirectory(llvm::StringRef path) {
+std::vector<std::string> filesInDirectory(llvm::StringRef dir) {
   std::vector<std::string> files;
   std::error_code ec;
-  for (llvm::sys::fs::directory_iterator it(path, ec), end; it != end && !ec; it.increment(ec))
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec; it.increment(ec))
     if (llvm::sys::fs::is_regular_file(it->path()))
       files.push_back(it->path());
   llvm::sort(files);
+  return files;
+}
+
+static llvm::Expected<const InputFormat *> classifyDirectory(llvm::StringRef path) {
+  std::vector<std::string> files = filesInDirectory(path);
   const InputFormat *pick = nullptr;
   int score = 0;
   constexpr size_t MaxLooked = 64;

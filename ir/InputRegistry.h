@@ -91,6 +91,10 @@ public:
 /// cannot be read.
 std::optional<llvm::StringRef> readInputText(InputContext &ctx);
 
+/// The regular files directly in directory `dir`, sorted by path (formats read as a
+/// folder, and recognising one by its files).
+std::vector<std::string> filesInDirectory(llvm::StringRef dir);
+
 struct RegisterInputFormat {
   explicit RegisterInputFormat(InputFormat f) { InputRegistry::add(std::move(f)); }
 };

@@ -285,6 +285,21 @@ TEST(Nccl, BrokenExportsGetLocatedErrors) {
     EXPECT_NE(r.err.find("more than -max-memory (4.0 KiB); raise it with -max-memory="),
               std::string::npos) << r.err;
   }
+  {  // A protocol NCCL does not have, on a point-to-point piece.
+    std::string s0 = scenario("sendrecv-simple") + "/node0.sqlite";
+    std::string s1 = scenario("sendrecv-simple") + "/node1.sqlite";
+    std::string text = "COALESCE(text, (SELECT value FROM StringIds WHERE id = textId))";
+    std::string x = editedCopy(s0,
+                               "UPDATE NVTX_EVENTS SET text = replace(" + text +
+                                   ", ' proto 2 ', ' proto 7 '), textId = NULL WHERE " + text +
+                                   " LIKE 'Bytes %';",
+                               "node0.sqlite");
+    RunResult r = runInfracc({x, s1, "-emit=goal"});
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("): protocol 7, which NCCL 2.20 does not have (0 LL, 1 LL128, 2 "
+                         "Simple)\n"), std::string::npos) << r.err;
+    EXPECT_EQ(countOf(r.err, "error:"), 1u) << r.err;
+  }
   {  // An algorithm infracc does not lower (NVLS).
     std::string x = editedCopy(node0,
                                "UPDATE NVTX_EVENTS SET text = replace(text, ' algo 1 ', ' algo 4 ') "

@@ -4,9 +4,10 @@
 // for remap-gpus. Every kernel launch becomes, on its CUDA stream's chain:
 //   a calc of the GPU time since the stream's previous NCCL kernel ended (compute),
 //   one collective statement per channel (NCCL's work element of that channel) on the
-//     channel's own cpu, over a communicator ordered along that channel's ring, with the
-//     protocol and chunk NCCL chose, for lower-collectives to expand into NCCL's ring
-//     steps (reduction cost: -reduce-ns-per-byte);
+//     channel's own cpu, over a communicator ordered along that channel's ring (or
+//     declaring that channel's tree), with the protocol, chunk and Simple slices NCCL
+//     chose, for lower-collectives to expand into NCCL's steps (reduction cost:
+//     -reduce-ns-per-byte);
 //   one send or recv per point-to-point work element, each on its own cpu;
 //   a calc 0 that waits for all of them (the kernel ends when every channel has).
 // Tags of point-to-point messages: bit 31 clear (lowered collectives own the top bit),
@@ -43,14 +44,9 @@ std::vector<std::string> exportFiles(const std::vector<std::string> &paths) {
       files.push_back(p);
       continue;
     }
-    std::vector<std::string> inDir;
-    std::error_code ec;
-    for (llvm::sys::fs::directory_iterator it(p, ec), end; it != end && !ec; it.increment(ec))
-      if (llvm::StringRef(it->path()).ends_with(".sqlite") &&
-          llvm::sys::fs::is_regular_file(it->path()))
-        inDir.push_back(it->path());
-    llvm::sort(inDir);
-    llvm::append_range(files, inDir);
+    for (const std::string &f : filesInDirectory(p))
+      if (llvm::StringRef(f).ends_with(".sqlite"))
+        files.push_back(f);
   }
   return files;
 }
@@ -80,6 +76,13 @@ private:
   /// The communicator of `commId`'s ring (or tree) on channel `ch`; nullptr after an error.
   const ChannelComm *channelComm(const GpuProcess &g, uint64_t commId, uint32_t ch, bool tree,
                                  ScheduleBuilder &b);
+  /// One statement per channel of collective `c` of a launch on cpu block `base`.
+  bool addCollective(const GpuProcess &g, const CollCall &c, uint32_t base,
+                     Schedule::OpIndex start, std::vector<Schedule::OpIndex> &parts,
+                     ScheduleBuilder &b);
+  /// Rank r's send or recv of one point-to-point piece.
+  bool addTransfer(uint32_t r, const P2PElem &w, uint32_t cpu, Schedule::OpIndex start,
+                   std::vector<Schedule::OpIndex> &parts, ScheduleBuilder &b);
   bool buildRank(uint32_t r, ScheduleBuilder &b);
 
   std::vector<GpuProcess> gpus_;
@@ -225,6 +228,87 @@ CollProtocol protocolOf(uint32_t proto) {
   return CollProtocol::Simple;
 }
 
+bool Builder::addCollective(const GpuProcess &g, const CollCall &c, uint32_t base,
+                            Schedule::OpIndex start, std::vector<Schedule::OpIndex> &parts,
+                            ScheduleBuilder &b) {
+  auto bad = [&](const llvm::Twine &why) {
+    return error(g, fmt::format("NVTX event {}: the {} of {} bytes {}", c.row,
+                                ncclFuncName(c.func).str(), c.dataSize, why.str()));
+  };
+  if (c.algo != uint32_t(NcclAlgo::Ring) && c.algo != uint32_t(NcclAlgo::Tree))
+    return bad("uses NCCL's " + ncclAlgoName(c.algo) +
+               " algorithm; infracc lowers Ring and Tree (docs/nccl.md)");
+  const bool isTree = c.algo == uint32_t(NcclAlgo::Tree);
+  if (isTree && c.func != NcclFunc::AllReduce)
+    return bad("uses the Tree algorithm, which NCCL runs only for all-reduce");
+  if (c.elems.empty())
+    return bad("has no work elements ('nWarps ...' events)");
+  const uint64_t commId = g.comms.at(c.commHash).commId;
+  for (uint32_t ch = 0; ch < c.elems.size(); ++ch) {
+    const WorkElem &w = c.elems[ch];
+    if (w.workCount == 0)
+      continue;
+    if (w.workCount > UINT64_MAX / c.typeSize || w.chunkCount > UINT64_MAX / c.typeSize)
+      return bad(fmt::format("has a work element of {} elements of {} bytes", w.workCount,
+                             c.typeSize));
+    const ChannelComm *cc = channelComm(g, commId, ch, isTree, b);
+    if (!cc)
+      return false;
+    CollectiveInfo info;
+    info.kind = kindOf(c.func);
+    info.communicator = cc->index;
+    info.algorithm = uint32_t(isTree ? CollAlgorithm::Tree : CollAlgorithm::Ring);
+    info.bytes = w.workCount * c.typeSize;
+    info.protocol = uint8_t(protocolOf(c.proto));
+    info.chunkBytes = w.chunkCount * c.typeSize;
+    // Simple moves a ring step as chunkSteps/sliceSteps slices of at least 16 elements,
+    // and at least a 32nd of a slice's buffer (NCCL's prims; trees use one).
+    if (!isTree && c.proto == uint32_t(NcclProto::Simple) && c.sliceSteps > 0 &&
+        c.chunkSteps / c.sliceSteps > 1) {
+      info.slices = uint32_t(c.chunkSteps / c.sliceSteps);
+      info.sliceAlign = 16 * c.typeSize;
+      info.sliceMin = c.stepSize / c.typeSize * c.sliceSteps / 32 * c.typeSize;
+    }
+    if (info.kind == CollectiveKind::Bcast || info.kind == CollectiveKind::Reduce)
+      info.root = uint32_t(std::find(cc->order.begin(), cc->order.end(), c.root) -
+                           cc->order.begin());
+    Schedule::OpIndex op =
+        b.addOp(OpKind::Collective, b.addCollective(info), info.bytes, 0, base + ch);
+    b.addDependency(op, start, DepKind::Requires);
+    parts.push_back(op);
+  }
+  return true;
+}
+
+bool Builder::addTransfer(uint32_t r, const P2PElem &w, uint32_t cpu, Schedule::OpIndex start,
+                          std::vector<Schedule::OpIndex> &parts, ScheduleBuilder &b) {
+  const GpuProcess &g = gpus_[r];
+  const CommMember &m = g.comms.at(w.commHash);
+  uint32_t peer = members_[m.commId][w.peer];
+  if (peer == ~0u)
+    return error(g, fmt::format("NVTX event {}: a {} rank {} of communicator 0x{:x}, which no "
+                                "export given holds",
+                                w.row, w.send ? "send to" : "recv from", w.peer, m.commId));
+  uint32_t comm = commIndex_[m.commId];
+  if (comm >= (1u << TagCommBits))
+    return error(g, fmt::format("point-to-point traffic on more than {} NCCL communicators; "
+                                "their tags would not fit in 31 bits",
+                                1u << TagCommBits));
+  uint32_t src = w.send ? r : peer, dst = w.send ? peer : r;
+  uint32_t &seq = (w.send ? sendSeq_ : recvSeq_)[{m.commId, src, dst}];
+  if (seq >= (1u << TagSeqBits))
+    return error(g, fmt::format("more than {} point-to-point transfers from rank {} to rank {} "
+                                "on one communicator; their tags would not fit in 31 bits",
+                                1u << TagSeqBits, src, dst));
+  uint32_t tag = comm << TagSeqBits | seq++;
+  uint64_t wire = protocolWireBytes(protocolOf(w.proto), w.bytes);
+  Schedule::OpIndex op =
+      w.send ? b.addSend(wire, peer, tag, cpu) : b.addRecv(wire, peer, tag, cpu);
+  b.addDependency(op, start, DepKind::Requires);
+  parts.push_back(op);
+  return true;
+}
+
 bool Builder::buildRank(uint32_t r, ScheduleBuilder &b) {
   const GpuProcess &g = gpus_[r];
   // cpus: one block per CUDA stream, as wide as the widest launch (channels or p2p pieces).
@@ -253,82 +337,12 @@ bool Builder::buildRank(uint32_t r, ScheduleBuilder &b) {
     if (prev != last.end())
       b.addDependency(start, prev->second.first, DepKind::Requires);
     std::vector<Schedule::OpIndex> parts;
-    for (const CollCall &c : l.colls) {
-      auto bad = [&](const llvm::Twine &why) {
-        return error(g, fmt::format("NVTX event {}: the {} of {} bytes {}", c.row,
-                                    ncclFuncName(c.func).str(), c.dataSize, why.str()));
-      };
-      uint64_t commId = g.comms.at(c.commHash).commId;
-      if (c.algo != uint32_t(NcclAlgo::Ring) && c.algo != uint32_t(NcclAlgo::Tree))
-        return bad("uses NCCL's " + ncclAlgoName(c.algo) +
-                   " algorithm; infracc lowers Ring and Tree (docs/nccl.md)");
-      if (c.proto > uint32_t(NcclProto::Simple))
-        return bad("uses protocol " + llvm::Twine(c.proto) + ", which NCCL 2.20 does not have");
-      bool isTree = c.algo == uint32_t(NcclAlgo::Tree);
-      if (isTree && c.func != NcclFunc::AllReduce)
-        return bad("uses the Tree algorithm, which NCCL runs only for all-reduce");
-      if (c.elems.empty())
-        return bad("has no work elements ('nWarps ...' events)");
-      for (uint32_t ch = 0; ch < c.elems.size(); ++ch) {
-        const WorkElem &w = c.elems[ch];
-        if (w.workCount == 0)
-          continue;
-        if (w.workCount > UINT64_MAX / c.typeSize || w.chunkCount > UINT64_MAX / c.typeSize)
-          return bad(fmt::format("has a work element of {} elements of {} bytes", w.workCount,
-                                 c.typeSize));
-        CollectiveInfo info;
-        info.kind = kindOf(c.func);
-        const ChannelComm *cc = channelComm(g, commId, ch, isTree, b);
-        if (!cc)
-          return false;
-        info.communicator = cc->index;
-        info.algorithm = uint32_t(isTree ? CollAlgorithm::Tree : CollAlgorithm::Ring);
-        info.bytes = w.workCount * c.typeSize;
-        info.protocol = uint8_t(protocolOf(c.proto));
-        info.chunkBytes = w.chunkCount * c.typeSize;
-        // Simple moves a ring step as chunkSteps/sliceSteps slices of at least 16
-        // elements, and at least a 32nd of a slice's buffer (NCCL's prims; trees use one).
-        if (!isTree && c.proto == uint32_t(NcclProto::Simple) && c.sliceSteps > 0 &&
-            c.chunkSteps / c.sliceSteps > 1) {
-          info.slices = uint32_t(std::min<uint64_t>(c.chunkSteps / c.sliceSteps, 1024));
-          info.sliceAlign = 16 * c.typeSize;
-          info.sliceMin = c.stepSize / c.typeSize * c.sliceSteps / 32 * c.typeSize;
-        }
-        if (info.kind == CollectiveKind::Bcast || info.kind == CollectiveKind::Reduce)
-          info.root = uint32_t(std::find(cc->order.begin(), cc->order.end(), c.root) -
-                               cc->order.begin());
-        Schedule::OpIndex op = b.addOp(OpKind::Collective, b.addCollective(info), info.bytes, 0,
-                                       base + ch);
-        b.addDependency(op, start, DepKind::Requires);
-        parts.push_back(op);
-      }
-    }
-    for (uint32_t i = 0; i < l.p2p.size(); ++i) {
-      const P2PElem &w = l.p2p[i];
-      const CommMember &m = g.comms.at(w.commHash);
-      uint32_t peer = members_[m.commId][w.peer];
-      if (peer == ~0u)
-        return error(g, fmt::format("NVTX event {}: a {} rank {} of communicator 0x{:x}, which no "
-                                    "export given holds",
-                                    w.row, w.send ? "send to" : "recv from", w.peer, m.commId));
-      uint32_t comm = commIndex_[m.commId];
-      if (comm >= (1u << TagCommBits))
-        return error(g, fmt::format("point-to-point traffic on more than {} NCCL communicators; "
-                                    "their tags would not fit in 31 bits",
-                                    1u << TagCommBits));
-      uint32_t src = w.send ? r : peer, dst = w.send ? peer : r;
-      uint32_t &seq = (w.send ? sendSeq_ : recvSeq_)[{m.commId, src, dst}];
-      if (seq >= (1u << TagSeqBits))
-        return error(g, fmt::format("more than {} point-to-point transfers from rank {} to rank {} "
-                                    "on one communicator; their tags would not fit in 31 bits",
-                                    1u << TagSeqBits, src, dst));
-      uint32_t tag = comm << TagSeqBits | seq++;
-      uint64_t wire = protocolWireBytes(protocolOf(w.proto), w.bytes);
-      Schedule::OpIndex op = w.send ? b.addSend(wire, peer, tag, base + i)
-                                    : b.addRecv(wire, peer, tag, base + i);
-      b.addDependency(op, start, DepKind::Requires);
-      parts.push_back(op);
-    }
+    for (const CollCall &c : l.colls)
+      if (!addCollective(g, c, base, start, parts, b))
+        return false;
+    for (uint32_t i = 0; i < l.p2p.size(); ++i)
+      if (!addTransfer(r, l.p2p[i], base + i, start, parts, b))
+        return false;
     Schedule::OpIndex join = start;
     if (!parts.empty()) {
       join = b.addCalc(0, base);

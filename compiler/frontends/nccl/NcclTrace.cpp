@@ -108,6 +108,11 @@ private:
                             "NVTX-annotated NCCL 2.20.5 of ATLAHS)",
                             e.row, e.text, format.str()));
   }
+  llvm::Error badProto(const NvtxEvent &e, uint32_t proto) {
+    return fail(fmt::format("NVTX event {} ('{}'): protocol {}, which NCCL 2.20 does not have "
+                            "(0 LL, 1 LL128, 2 Simple)",
+                            e.row, e.text, proto));
+  }
   ProcessState &proc(uint32_t pid) {
     ProcessState &p = procs_[pid];
     if (!p.seen) {
@@ -260,7 +265,6 @@ llvm::Error Parser::line(const NvtxEvent &e) {
   if (t.starts_with("ncclSend(): ") || t.starts_with("ncclRecv(): ")) {
     P2PCall c;
     c.send = t.starts_with("ncclSend");
-    c.row = e.row;
     std::string stream;
     uint64_t typeSize = 0, peer = 0;
     if (!Scan(t).lit(c.send ? "ncclSend(): " : "ncclRecv(): ").lit("commHash ").hex(c.commHash)
@@ -302,6 +306,8 @@ llvm::Error Parser::line(const NvtxEvent &e) {
       return bad(e, "collType %d root %d redOp %d algo %d proto %d commHash 0x%llx stream %p "
                     "data_size %zu type_size %d chunkSize %d chunkCount %d chunkSteps %d "
                     "sliceSteps %d stepSize %d pid %d");
+    if (proto > uint32_t(NcclProto::Simple))
+      return badProto(e, proto);
     // NCCL's steps count slots of an 8-slot buffer; anything far beyond is not NCCL's.
     if (chunkSteps > 1024 || sliceSteps > 1024 || stepSize > (uint64_t(1) << 40))
       return fail(fmt::format("NVTX event {} ('{}'): chunkSteps {}, sliceSteps {} and stepSize {} "
@@ -313,8 +319,6 @@ llvm::Error Parser::line(const NvtxEvent &e) {
         c.described = true;
         c.algo = algo;
         c.proto = proto;
-        c.chunkSize = chunkSize;
-        c.chunkCount = chunkCount;
         c.chunkSteps = chunkSteps;
         c.sliceSteps = sliceSteps;
         c.stepSize = stepSize;
@@ -328,10 +332,10 @@ llvm::Error Parser::line(const NvtxEvent &e) {
 
   if (t.starts_with("nWarps ")) {
     WorkElem w;
-    uint64_t nWarps = 0, sendbuff = 0, recvbuff = 0;
-    if (!Scan(t).lit("nWarps ").u(nWarps).lit(" count ").u(w.count).lit(" chunkCount ")
+    uint64_t nWarps = 0, count = 0, lastChunkCount = 0, workOffset = 0, sendbuff = 0, recvbuff = 0;
+    if (!Scan(t).lit("nWarps ").u(nWarps).lit(" count ").u(count).lit(" chunkCount ")
              .u(w.chunkCount).lit(" workCount ").u(w.workCount).lit(" lastChunkCount ")
-             .u(w.lastChunkCount).lit(" workOffset ").u(w.workOffset).lit(" sendbuff ")
+             .u(lastChunkCount).lit(" workOffset ").u(workOffset).lit(" sendbuff ")
              .u(sendbuff).lit(" recvbuff ").u(recvbuff).lit(" pid ").u32(pid).done())
       return bad(e, "nWarps %d count %lu chunkCount %lu workCount %lu lastChunkCount %lu "
                     "workOffset %lu sendbuff %lu recvbuff %lu pid %d");
@@ -357,6 +361,8 @@ llvm::Error Parser::line(const NvtxEvent &e) {
         (type != 1 && type != 2) || peer > UINT32_MAX)
       return bad(e, "Bytes %lu nWarps %d p2pType %d(1 send, 2 recv) peer %d proto %d countHi32 "
                     "%u countLo32 %u chunkSize %d pid %d");
+    if (w.proto > uint32_t(NcclProto::Simple))
+      return badProto(e, w.proto);
     w.send = type == 1;
     w.peer = uint32_t(peer);
     // The element names no communicator: it belongs to the pending call in its direction
@@ -397,7 +403,6 @@ llvm::Error Parser::line(const NvtxEvent &e) {
         return fail(fmt::format("NVTX event {}: process {} launches a kernel for the collective "
                                 "of NVTX event {}, which no 'collType ...' event described",
                                 e.row, pid, c.row));
-    p.pending.row = e.row;
     p.gpu.launches.push_back(std::move(p.pending));
     p.pending = Launch();
     p.p2pAssigned.clear();

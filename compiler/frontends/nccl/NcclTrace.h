@@ -28,7 +28,7 @@ llvm::StringRef ncclAlgoName(uint32_t a);
 llvm::StringRef ncclProtoName(uint32_t p);
 
 struct WorkElem {   // one channel's share of a collective, in elements
-  uint64_t count = 0, chunkCount = 0, workCount = 0, lastChunkCount = 0, workOffset = 0;
+  uint64_t workCount = 0, chunkCount = 0;
 };
 
 struct CollCall {
@@ -38,7 +38,7 @@ struct CollCall {
   uint32_t root = 0;
   bool described = false;   // the `collType ...` line was seen
   uint32_t algo = 0, proto = 0;
-  uint64_t chunkSize = 0, chunkCount = 0, chunkSteps = 0, sliceSteps = 0, stepSize = 0;
+  uint64_t chunkSteps = 0, sliceSteps = 0, stepSize = 0;   // stepSize in bytes
   std::vector<WorkElem> elems;   // element k runs on channel k
   uint64_t row = 0;              // NVTX row of the API call, for messages
 };
@@ -48,7 +48,6 @@ struct P2PCall {
   uint64_t commHash = 0;
   uint64_t dataSize = 0;
   uint32_t peer = 0;   // rank in the communicator
-  uint64_t row = 0;
 };
 
 struct P2PElem {   // one piece of a send or recv, as the kernel runs it
@@ -66,7 +65,6 @@ struct Launch {
   std::vector<P2PCall> p2pCalls;
   std::vector<P2PElem> p2p;
   int64_t kernelStart = 0, kernelEnd = 0;   // from the kernel table
-  uint64_t row = 0;             // NVTX row of ncclLaunchKernel
 };
 
 struct CommMember {
