@@ -53,6 +53,18 @@ std::string editedCopy(const std::string &from, const std::string &sql, const st
   return to;
 }
 
+/// A copy of a fixture export whose NVTX strings matching `like` (SQL LIKE) have `was`
+/// replaced by `now`, whether nsys stored them inline or through StringIds.
+std::string replacedInNvtx(const std::string &from, const std::string &like,
+                           const std::string &was, const std::string &now,
+                           const std::string &name) {
+  std::string text = "COALESCE(text, (SELECT value FROM StringIds WHERE id = textId))";
+  return editedCopy(from,
+                    "UPDATE NVTX_EVENTS SET text = replace(" + text + ", '" + was + "', '" + now +
+                        "'), textId = NULL WHERE " + text + " LIKE '" + like + "';",
+                    name);
+}
+
 const char *const Scenarios[] = {"allreduce-ring-simple", "allreduce-ring-ll",
                                  "allreduce-tree-ll128",  "allgather-ring-ll128",
                                  "reducescatter-ring-simple", "broadcast-ring-ll",
@@ -266,12 +278,8 @@ TEST(Nccl, BrokenExportsGetLocatedErrors) {
                              "[%d] %d->%d->%d pid %d'"), std::string::npos) << r.err;
   }
   {  // A ring that closes early: rank 0's next on channel 0 is itself.
-    std::string text = "COALESCE(text, (SELECT value FROM StringIds WHERE id = textId))";
-    std::string x = editedCopy(node0,
-                               "UPDATE NVTX_EVENTS SET text = replace(" + text +
-                                   ", '7->0->1', '7->0->0'), textId = NULL WHERE " + text +
-                                   " LIKE '%Rings [0] 7->0->1 pid 4000';",
-                               "node0.sqlite");
+    std::string x = replacedInNvtx(node0, "%Rings [0] 7->0->1 pid 4000", "7->0->1", "7->0->0",
+                                   "node0.sqlite");
     RunResult r = runInfracc({x, node1, "-emit=goal"});
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find(x + ": error: the ring of channel 0 of communicator 0x1234 closes after 1 "
@@ -288,12 +296,7 @@ TEST(Nccl, BrokenExportsGetLocatedErrors) {
   {  // A protocol NCCL does not have, on a point-to-point piece.
     std::string s0 = scenario("sendrecv-simple") + "/node0.sqlite";
     std::string s1 = scenario("sendrecv-simple") + "/node1.sqlite";
-    std::string text = "COALESCE(text, (SELECT value FROM StringIds WHERE id = textId))";
-    std::string x = editedCopy(s0,
-                               "UPDATE NVTX_EVENTS SET text = replace(" + text +
-                                   ", ' proto 2 ', ' proto 7 '), textId = NULL WHERE " + text +
-                                   " LIKE 'Bytes %';",
-                               "node0.sqlite");
+    std::string x = replacedInNvtx(s0, "Bytes %", " proto 2 ", " proto 7 ", "node0.sqlite");
     RunResult r = runInfracc({x, s1, "-emit=goal"});
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find("): protocol 7, which NCCL 2.20 does not have (0 LL, 1 LL128, 2 "
@@ -301,9 +304,7 @@ TEST(Nccl, BrokenExportsGetLocatedErrors) {
     EXPECT_EQ(countOf(r.err, "error:"), 1u) << r.err;
   }
   {  // An algorithm infracc does not lower (NVLS).
-    std::string x = editedCopy(node0,
-                               "UPDATE NVTX_EVENTS SET text = replace(text, ' algo 1 ', ' algo 4 ') "
-                               "WHERE text LIKE 'collType%';", "node0.sqlite");
+    std::string x = replacedInNvtx(node0, "collType%", " algo 1 ", " algo 4 ", "node0.sqlite");
     RunResult r = runInfracc({x, node1, "-emit=goal"});
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find("the AllReduce of 8192 bytes uses NCCL's NVLS algorithm; infracc lowers "
