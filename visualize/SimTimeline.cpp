@@ -162,6 +162,9 @@ llvm::Expected<SimSettings> simSettings(const Module &m) {
   if (!model)
     return model.takeError();
   out.model = *model;
+  if ((*model)->runKernels)
+    return usageError("-emit=timeline draws message simulations; -sim-model=" + (*model)->name +
+                      " reports its kernel times with -emit=sim");
   if (llvm::Error e = sim::checkFlowOptions(**model))
     return e;
   return out;

@@ -105,7 +105,7 @@ llvm::Expected<Setup> setupFromOptions(const Module &m) {
   auto model = sim::chooseSimModel(m);
   if (!model)
     return model.takeError();
-  if ((*model)->engine != sim::Engine::Lgs)
+  if ((*model)->engine != sim::Engine::Lgs || (*model)->runKernels)
     return usageError("-sim-model=" + (*model)->name +
                       ": the sensitivity analysis follows LogGOPSim's engine (models lgs and "
                       "topo)");

@@ -913,6 +913,7 @@ RegisterSimModel FlowModel({
     .engine = Engine::Lgs,
     .costs = makeFlowNetwork,
     .pipeline = {"place"},
+    .runKernels = nullptr,
 });
 
 } // namespace

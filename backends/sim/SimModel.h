@@ -20,6 +20,7 @@
 
 namespace infracc {
 struct Module;
+struct TargetContext;
 }
 
 namespace infracc::sim {
@@ -33,6 +34,10 @@ struct SimModel {
       costs;
   /// Passes the model needs before it (run when -passes is not given), e.g. place.
   std::vector<std::string> pipeline;
+  /// Set for a model that executes GPU kernels' instruction streams itself instead of
+  /// messages (-sim-model=gpu): -emit=sim hands it the whole run, and the default
+  /// pipeline unrolls kernels (unroll-loadstore) instead of lowering them to messages.
+  std::function<llvm::Error(TargetContext &)> runKernels;
 };
 
 /// Whether -L and -G were given on the command line: a fabric-priced model uses them
@@ -49,6 +54,8 @@ llvm::Expected<LogGPParams> simParams();
 /// ...) given with another model, which would ignore it.
 llvm::Error checkFlowOptions(const SimModel &chosen);
 llvm::Expected<const SimModel *> chooseSimModel(const Module &m);
+/// The report format asked for: -sim-report, else the -o file's extension ("" = text).
+std::string reportFormat();
 std::vector<std::string> simPipeline(const Module &m);
 
 class SimModelRegistry {

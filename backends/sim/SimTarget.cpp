@@ -53,6 +53,7 @@ static RegisterSimModel LgsModel({
     .engine = Engine::Lgs,
     .costs = nullptr,
     .pipeline = {},
+    .runKernels = nullptr,
 });
 static RegisterSimModel AtlahsModel({
     .name = "atlahs",
@@ -61,6 +62,7 @@ static RegisterSimModel AtlahsModel({
     .engine = Engine::Atlahs,
     .costs = nullptr,
     .pipeline = {},
+    .runKernels = nullptr,
 });
 
 // --- options ----------------------------------------------------------------------------
@@ -166,6 +168,10 @@ std::vector<std::string> simPipeline(const Module &m) {
   return model->pipeline;
 }
 
+std::string reportFormat() {
+  return OptReport.getNumOccurrences() ? std::string(OptReport) : opts::outputFormat();
+}
+
 bool latencyOptionGiven() { return OptL.getNumOccurrences() != 0; }
 bool gapPerByteOptionGiven() { return OptBigG.getNumOccurrences() != 0; }
 
@@ -185,9 +191,10 @@ llvm::Error runSim(TargetContext &ctx) {
   const SimModel *model = *chosen;
   if (llvm::Error e = checkFlowOptions(*model))
     return e;
+  if (model->runKernels)
+    return model->runKernels(ctx);
   bool json = false;
-  std::string format =
-      OptReport.getNumOccurrences() ? std::string(OptReport) : opts::outputFormat();
+  std::string format = reportFormat();
   if (format == "json")
     json = true;
   else if (!format.empty() && format != "text")
@@ -275,8 +282,14 @@ RegisterTarget SimTarget({
     .defaultPipeline =
         [](const Module &m) {
           std::vector<std::string> passes;
-          if (m.schedule && m.schedule->kernels())
+          if (m.schedule && m.schedule->kernels()) {
+            auto model = chooseSimModel(m);
+            if (!model)
+              llvm::consumeError(model.takeError());   // reported when the target runs
+            else if ((*model)->runKernels)
+              return std::vector<std::string>{"unroll-loadstore"};   // run as instructions
             passes.push_back("lower-kernels");   // GPU kernels run as their messages
+          }
           llvm::append_range(passes, simPipeline(m));
           return passes;
         },

@@ -195,6 +195,7 @@ RegisterSimModel TopoModel({
     .engine = Engine::Lgs,
     .costs = makeTopoCosts,
     .pipeline = {"place"},
+    .runKernels = nullptr,
 });
 
 } // namespace

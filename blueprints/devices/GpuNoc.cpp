@@ -17,9 +17,13 @@ const std::vector<ParamInfo> GpuNocParams = {
     {"cus", "4", "compute units (xpu) per router (0..64)"},
     {"hbm", "16", "HBM channels (memory) on each of the top and bottom router rows (0..1024)"},
     {"io", "4", "I/O ports (port) on each of the left and right router columns (0..1024)"},
-    {"bw", "1TiB/s", "bandwidth of the on-chip links (router-router, cu-router, hbm-router)"},
+    {"bw", "1TiB/s", "bandwidth of the on-chip links (router-router, cu-router)"},
     {"lat", "none", "latency of the on-chip links"},
-    {"io_bw", "", "bandwidth of the I/O port links (default: bw)"},
+    {"hbm_bw", "128GiB/s", "bandwidth of each HBM channel's link (32 x 128 GiB/s = the paper's "
+                           "4 TiB/s)"},
+    {"hbm_lat", "none", "latency of each HBM channel's link (the memory's access time)"},
+    {"io_bw", "128GiB/s", "bandwidth of each I/O port's link (8 x 128 GiB/s = the paper's 1 TiB/s "
+                          "scale-up)"},
     {"io_lat", "1us", "latency of the I/O port links"},
 };
 
@@ -33,7 +37,9 @@ std::optional<DeviceBuild> buildGpuNoc(const BlueprintSpec &spec, DiagEngine &di
   uint64_t io = r.uint("io", 0, 1024);
   auto bw = r.bandwidth("bw");
   auto lat = r.latency("lat");
-  auto ioBw = r.given("io_bw") ? r.bandwidth("io_bw") : bw;
+  auto hbmBw = r.bandwidth("hbm_bw");
+  auto hbmLat = r.latency("hbm_lat");
+  auto ioBw = r.bandwidth("io_bw");
   auto ioLat = r.latency("io_lat");
   if (!r.ok())
     return std::nullopt;
@@ -50,7 +56,7 @@ std::optional<DeviceBuild> buildGpuNoc(const BlueprintSpec &spec, DiagEngine &di
     d.component("io", ComponentKind::Port, 2 * io, "I/O port");
   d.link("noc", "Router to router", bw, lat);
   d.link("cu_link", "Compute unit to router", bw, lat);
-  d.link("hbm_link", "HBM channel to router", bw, lat);
+  d.link("hbm_link", "HBM channel to router", hbmBw, hbmLat);
   d.link("io_link", "I/O port to router", ioBw, ioLat);
 
   if (cols > 1)

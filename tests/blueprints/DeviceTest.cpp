@@ -185,24 +185,29 @@ TEST(DeviceBlueprint, GpuNocDefaults) {
       EXPECT_FALSE(l.latency) << l.name;
     }
     ASSERT_TRUE(l.bandwidth) << l.name;
-    EXPECT_EQ(l.bandwidth->bitsPerSecond, 8.0 * 1099511627776.0) << l.name;   // 1 TiB/s
+    // 1 TiB/s on chip; 128 GiB/s per HBM channel and per I/O port (the paper's 4 TiB/s
+    // of memory over 32 channels and 1 TiB/s of scale-up over 8 ports).
+    bool perChannel = l.name == "io_link" || l.name == "hbm_link";
+    EXPECT_EQ(l.bandwidth->bitsPerSecond, 8.0 * (perChannel ? 128.0 : 1024.0) * 1073741824.0)
+        << l.name;
   }
   EXPECT_TRUE(b.graph->endpointsAreXpus());
   EXPECT_EQ(b.graph->endpoints().size(), 128u);
 }
 
 TEST(DeviceBlueprint, GpuNocParameters) {
-  Built b = buildDevice("gpu_noc(mesh=3x2,cus=1,hbm=4,io=3,bw=2TB/s,lat=5ns,io_bw=400G,io_lat=none)");
+  Built b = buildDevice("gpu_noc(mesh=3x2,cus=1,hbm=4,io=3,bw=2TB/s,lat=5ns,hbm_bw=1TB/s,"
+                        "hbm_lat=40ns,io_bw=400G,io_lat=none)");
   ASSERT_TRUE(b.graph) << b.log;
   EXPECT_EQ(edgeSet(*b.graph), gpuNocEdges(3, 2, 1, 4, 3));
   for (const auto &l : b.graph->links()) {
     if (l.device < 0)
       continue;
-    bool io = l.name == "io_link";
-    EXPECT_EQ(l.bandwidth->bitsPerSecond, io ? 400e9 : 16e12) << l.name;
+    bool io = l.name == "io_link", hbm = l.name == "hbm_link";
+    EXPECT_EQ(l.bandwidth->bitsPerSecond, io ? 400e9 : hbm ? 8e12 : 16e12) << l.name;
     EXPECT_EQ(l.latency.has_value(), !io) << l.name;
     if (!io) {
-      EXPECT_EQ(l.latency->ns, 5.0);
+      EXPECT_EQ(l.latency->ns, hbm ? 40.0 : 5.0);
     }
   }
 }

@@ -179,7 +179,7 @@ TEST(SimDriver, ModelsAndReportFormatsAreChecked) {
   RunResult bad = runInfracc({goal, "-sim-model=nope"});
   EXPECT_EQ(bad.status, 2);
   EXPECT_EQ(bad.err,
-            "infracc: error: unknown model 'nope' for -sim-model; valid models are: atlahs, flow, lgs, "
+            "infracc: error: unknown model 'nope' for -sim-model; valid models are: atlahs, flow, gpu, lgs, "
             "topo\n");
   RunResult fmt = runInfracc({goal, "-sim-report=xml"});
   EXPECT_EQ(fmt.status, 2);

@@ -1,0 +1,782 @@
+#include "backends/gpu/GpuModel.h"
+
+#include "ir/Kernels.h"
+#include "ir/LoadStore.h"
+#include "ir/Schedule.h"
+#include "support/Diagnostics.h"
+
+#include <llvm/ADT/DenseMap.h>
+
+#include <fmt/format.h>
+
+#include <deque>
+#include <optional>
+#include <queue>
+
+namespace infracc::gpu {
+
+llvm::Error checkRunnable(const Schedule &s) {
+  const KernelLevel *k = s.kernels();
+  if (!k)
+    return usageError("-sim-model=gpu runs GPU kernels: give an MSCCL++ plan or a .kernels "
+                      "file, or lower collectives with -coll-target=kernels");
+  if (!k->loadStore)
+    return usageError("-sim-model=gpu runs the kernels' instruction streams: add "
+                      "unroll-loadstore to -passes");
+  for (uint64_t g = 0; g < s.numOps(); ++g) {
+    OpKind kind = s.kind(static_cast<uint32_t>(g));
+    if (kind != OpKind::Kernel && kind != OpKind::Calc)
+      return inputError(fmt::format(
+          "-sim-model=gpu runs kernel launches and calcs; rank {} has a {} ({}), which "
+          "-sim-model=lgs, topo or flow simulate",
+          s.rankOf(static_cast<uint32_t>(g)), opKindName(kind),
+          s.opName(static_cast<uint32_t>(g))));
+  }
+  for (uint32_t kn = 0; kn < k->kernels.size(); ++kn) {
+    const Kernel &K = k->kernels[kn];
+    for (uint32_t wg = 0; wg < K.numWorkgroups; ++wg) {
+      const Workgroup &W = k->workgroups[K.firstWorkgroup + wg];
+      for (uint32_t i = 0; i < W.numOps; ++i) {
+        const GpuOp &op = k->ops[W.firstOp + i];
+        if (!isDataOp(op.kind))
+          continue;
+        for (const BufferRef *r : {&op.src, &op.dst}) {
+          bool used = (r == &op.src && op.readsMemory()) || (r == &op.dst && op.writesMemory());
+          if (used && (r->multicast || r->packet))
+            return inputError(fmt::format(
+                "-sim-model=gpu does not model {} yet ({}); -emit=sim simulates the plan's "
+                "messages",
+                r->multicast ? "multicast (NVLS) ranges" : "LL packets and their flag polling",
+                describeGpuOp(*k, kn, wg, i)));
+        }
+      }
+    }
+  }
+  return llvm::Error::success();
+}
+
+namespace {
+
+enum class Ev : uint32_t { CuRun, Hop, Deliver, LinkFree, OpDone };
+enum class WaveState : uint8_t { Ready, Waitcnt, Nop, Barrier, Semaphore, Drain, Done };
+enum class Step { Issued, IssuedAndStalled, Stalled, Busy, Full, Done };
+
+struct Event {
+  uint64_t time, seq;
+  Ev type;
+  uint32_t index;
+  bool operator>(const Event &o) const { return time != o.time ? time > o.time : seq > o.seq; }
+};
+
+struct Packet {
+  uint64_t tail = 0;                 // when its last byte is at `at`
+  NodeId at = 0, target = 0;         // where it is, where it goes
+  NodeId out = InvalidNode, in = InvalidNode;   // ports between GPUs (none: local)
+  NodeId cu = 0, memory = 0;
+  uint32_t wave = 0, bytes = 0, semaphore = 0, lineBytes = 0;
+  InstrKind kind = InstrKind::Load;
+  uint32_t nextWaiting = ~0u;        // the packet behind it in a link's queue
+  uint8_t leg = 0;                   // 0: to `out` (or target), 1: to `in`, 2: to target
+  bool data = false, response = false;
+};
+
+struct Wave {
+  std::optional<InstructionIterator> it;
+  Instruction cur;
+  bool haveCur = false;
+  uint32_t loads = 0, stores = 0, group = 0;
+  WaveState state = WaveState::Ready;
+};
+
+struct Group {
+  uint32_t kernel = 0, workgroup = 0, cu = 0, firstWave = 0, waves = 0, done = 0, atNop = 0;
+};
+
+struct Cu {
+  NodeId node = 0;
+  uint32_t gpu = 0, used = 0, outstanding = 0;
+  uint64_t nextIssue = 0, busyPs = 0;
+  bool scheduled = false, full = false;
+  std::deque<uint32_t> ready;
+};
+
+// Everything a hop touches of a link, in 40 bytes: waiting packets are chained through
+// Packet::nextWaiting (fifo: all in queue 0; fair: control in 0, data in 1).
+struct LinkState {
+  uint64_t busyUntil = 0;
+  uint64_t bitsPerSecond = 0, latencyPs = 0;
+  uint32_t head[2] = {~0u, ~0u}, tail[2] = {~0u, ~0u};
+  uint32_t waiting = 0;
+  bool freeScheduled = false, bare = false;
+  uint8_t turn = 0;
+};
+
+class Engine {
+public:
+  Engine(const Schedule &s, GpuMachine &m, const GpuModelOptions &o)
+      : s_(s), k_(*s.kernels()), m_(m), o_(o), lookup_(k_), line_(k_.loadStore->cacheLine) {}
+  llvm::Expected<GpuRunResult> run();
+
+private:
+  void push(uint64_t t, Ev type, uint32_t index) { heap_.push({t, seq_++, type, index}); }
+
+  // Schedule ops.
+  void startOp(uint32_t g, uint64_t t);
+  void opDone(uint32_t g, uint64_t t);
+  // Compute units.
+  void dispatch(uint32_t gpu, uint64_t t);
+  void wake(uint32_t w, uint64_t t);
+  void schedule(uint32_t c, uint64_t t);
+  void runCu(uint32_t c, uint64_t t);
+  Step advance(uint32_t w, uint64_t t);
+  void finishWave(uint32_t w, uint64_t t);
+  void issue(uint32_t w, const Instruction &x, uint64_t t);
+  void completed(const Packet &p, uint64_t t);
+  // Network.
+  void route(uint32_t p, uint64_t t);
+  void transmit(uint32_t l, uint32_t p, uint64_t t);
+  void linkFree(uint32_t l, uint64_t t);
+  void atMemory(uint32_t p, uint64_t t);
+  void respond(uint32_t p, uint64_t t, uint32_t bytes, bool data);
+  void fail(std::string msg) {
+    if (error_.empty())
+      error_ = std::move(msg);
+  }
+  uint64_t address(uint32_t owner, BufferKind b, uint64_t offset, uint32_t instance) const;
+
+  const Schedule &s_;
+  const KernelLevel &k_;
+  GpuMachine &m_;
+  GpuModelOptions o_;
+  KernelLookup lookup_;
+  uint64_t line_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> heap_;
+  uint64_t seq_ = 0;
+  std::string error_;
+
+  std::vector<uint32_t> deps_;           // per op: requires-predecessors not done
+  std::vector<uint32_t> launchOp_;       // per kernel: the op that launched it
+  std::vector<uint32_t> groupsLeft_;     // per kernel
+  std::vector<std::deque<std::pair<uint32_t, uint32_t>>> pending_;   // per GPU
+  std::vector<uint32_t> nextCu_, cuBase_;   // per GPU
+  std::vector<Cu> cus_;
+  std::vector<Wave> waves_;
+  std::vector<Group> groups_;
+  std::vector<Packet> packets_;
+  std::vector<uint32_t> freePackets_;
+  std::vector<LinkState> links_;
+  std::vector<uint64_t> kernelBase_;     // per kernel: where its buffers start
+  std::vector<uint64_t> semaphoreBase_;  // per GPU
+  std::vector<uint32_t> semCount_;
+  std::vector<std::deque<uint32_t>> semWaiting_;   // parked acquire packets
+  llvm::DenseMap<uint64_t, std::vector<uint32_t>> barrier_;   // (kernel, id) -> waves
+  GpuRunResult r_;
+};
+
+uint64_t Engine::address(uint32_t owner, BufferKind b, uint64_t offset, uint32_t instance) const {
+  uint32_t kn = lookup_.find(owner, instance);
+  const Kernel &K = k_.kernels[kn];
+  uint64_t base = kernelBase_[kn];
+  for (unsigned i = 0; i < unsigned(b); ++i)
+    base += (K.bufferBytes[i] + line_ - 1) / line_ * line_;
+  return base + offset;
+}
+
+llvm::Expected<GpuRunResult> Engine::run() {
+  const uint32_t numGpus = k_.numGpus;
+  // Memory layout per GPU: its kernels' input, output and scratch buffers in turn, each
+  // from a line boundary, then its semaphores, a line each.
+  kernelBase_.resize(k_.kernels.size());
+  semaphoreBase_.assign(numGpus, 0);
+  for (uint32_t gpu = 0; gpu < numGpus; ++gpu) {
+    uint64_t at = 0;
+    for (uint32_t kn : k_.kernelsOfGpu(gpu)) {
+      kernelBase_[kn] = at;
+      for (uint64_t b : k_.kernels[kn].bufferBytes)
+        at += (b + line_ - 1) / line_ * line_;
+    }
+    semaphoreBase_[gpu] = at;
+  }
+  semCount_.resize(k_.semaphores.size());
+  for (size_t i = 0; i < k_.semaphores.size(); ++i)
+    semCount_[i] = k_.semaphores[i].init;
+  semWaiting_.resize(k_.semaphores.size());
+
+  for (uint32_t gpu = 0; gpu < m_.gpus().size(); ++gpu) {
+    cuBase_.push_back(static_cast<uint32_t>(cus_.size()));
+    for (NodeId n : m_.gpus()[gpu].cus) {
+      Cu c;
+      c.node = n;
+      c.gpu = gpu;
+      cus_.push_back(std::move(c));
+    }
+  }
+  pending_.resize(numGpus);
+  nextCu_.assign(numGpus, 0);
+  links_.resize(m_.numLinks());
+  for (uint32_t l = 0; l < m_.numLinks(); ++l) {
+    links_[l].bitsPerSecond = m_.link(l).bitsPerSecond;
+    links_[l].latencyPs = m_.link(l).latencyPs;
+    links_[l].bare = m_.link(l).bare;
+  }
+  r_.links.resize(m_.numLinks());
+  r_.kernels.resize(k_.kernels.size());
+  launchOp_.assign(k_.kernels.size(), ~0u);
+  groupsLeft_.resize(k_.kernels.size());
+  for (uint32_t kn = 0; kn < k_.kernels.size(); ++kn) {
+    groupsLeft_[kn] = k_.kernels[kn].numWorkgroups;
+    if (m_.gpus()[k_.kernels[kn].gpu].cus.empty() && groupsLeft_[kn])
+      return inputError(fmt::format("-sim-model=gpu: GPU {} has no compute units", k_.kernels[kn].gpu));
+  }
+
+  deps_.assign(s_.numOps(), 0);
+  for (uint32_t g = 0; g < s_.numOps(); ++g) {
+    uint32_t base = s_.rankBegin(s_.rankOf(g));
+    for (uint32_t i = 0; i < s_.numSuccessors(g); ++i)
+      ++deps_[base + s_.successor(g, i)];
+  }
+  for (uint32_t rank = 0; rank < s_.numRanks(); ++rank)
+    for (uint32_t i = 0; i < s_.numOps(rank); ++i) {
+      uint32_t g = s_.globalIndex(rank, i);
+      if (deps_[g] == 0)
+        startOp(g, 0);
+    }
+
+  uint64_t now = 0;
+  while (!heap_.empty() && error_.empty()) {
+    Event e = heap_.top();
+    heap_.pop();
+    now = e.time;
+    ++r_.events;
+    switch (e.type) {
+    case Ev::CuRun:
+      runCu(e.index, now);
+      break;
+    case Ev::Hop:
+      route(e.index, now);
+      break;
+    case Ev::Deliver: {
+      Packet &p = packets_[e.index];
+      if (p.response) {
+        completed(p, now);
+        freePackets_.push_back(e.index);
+      } else {
+        atMemory(e.index, now);
+      }
+      break;
+    }
+    case Ev::LinkFree:
+      linkFree(e.index, now);
+      break;
+    case Ev::OpDone:
+      opDone(e.index, now);
+      break;
+    }
+  }
+  if (!error_.empty())
+    return inputError(error_);
+
+  r_.finished = true;
+  for (uint32_t kn = 0; kn < k_.kernels.size(); ++kn) {
+    if (!r_.kernels[kn].finished)
+      r_.finished = false;
+    r_.makespanPs = std::max(r_.makespanPs, r_.kernels[kn].endPs);
+  }
+  r_.makespanPs = std::max(r_.makespanPs, now);
+  for (const Cu &c : cus_)
+    r_.cuBusyPs.push_back(c.busyPs);
+  r_.cuBase = cuBase_;
+  if (!r_.finished) {
+    // Name what waits: undispatched workgroups, then wavefronts that never ended.
+    static const char *const what[] = {"ready", "at a Waitcnt", "at a Nop", "at a Barrier",
+                                       "waiting for a semaphore", "draining its requests",
+                                       "done"};
+    for (uint32_t kn = 0; kn < k_.kernels.size(); ++kn) {
+      if (r_.kernels[kn].finished)
+        continue;
+      if (launchOp_[kn] == ~0u)
+        r_.stuck.push_back(fmt::format("gpu {} kernel {}: never launched (its launch waits for "
+                                       "an op that never finished)",
+                                       k_.kernels[kn].gpu, kn));
+    }
+    for (uint32_t gpu = 0; gpu < pending_.size(); ++gpu)
+      if (!pending_[gpu].empty())
+        r_.stuck.push_back(fmt::format("gpu {}: {} workgroups never found a free compute unit "
+                                       "(-wg-per-cu={} per CU)",
+                                       gpu, pending_[gpu].size(), o_.workgroupsPerCu));
+    for (uint32_t w = 0; w < waves_.size(); ++w) {
+      const Wave &wv = waves_[w];
+      if (wv.state == WaveState::Done)
+        continue;
+      const Group &G = groups_[wv.group];
+      std::string where = describeGpuOp(
+          k_, G.kernel, G.workgroup,
+          wv.it ? wv.it->segment().op - k_.workgroups[k_.kernels[G.kernel].firstWorkgroup +
+                                                       G.workgroup].firstOp
+                : 0);
+      r_.stuck.push_back(fmt::format("{}, wavefront {}: {}", where, w - G.firstWave,
+                                     what[unsigned(wv.state)]));
+    }
+  }
+  return std::move(r_);
+}
+
+// --- schedule ops -----------------------------------------------------------------------
+
+void Engine::startOp(uint32_t g, uint64_t t) {
+  uint32_t base = s_.rankBegin(s_.rankOf(g));
+  for (uint32_t i = 0; i < s_.numSuccessors(g); ++i)
+    if (s_.successorKind(g, i) == DepKind::IRequires && --deps_[base + s_.successor(g, i)] == 0)
+      startOp(base + s_.successor(g, i), t);
+  if (s_.kind(g) == OpKind::Calc) {
+    push(t + s_.size(g) * 1000, Ev::OpDone, g);
+    return;
+  }
+  uint32_t kn = s_.peer(g);
+  const Kernel &K = k_.kernels[kn];
+  launchOp_[kn] = g;
+  r_.kernels[kn].startPs = t;
+  if (K.numWorkgroups == 0) {
+    r_.kernels[kn].finished = true;
+    r_.kernels[kn].endPs = t;
+    push(t, Ev::OpDone, g);
+    return;
+  }
+  for (uint32_t wg = 0; wg < K.numWorkgroups; ++wg)
+    pending_[K.gpu].push_back({kn, wg});
+  dispatch(K.gpu, t);
+}
+
+void Engine::opDone(uint32_t g, uint64_t t) {
+  uint32_t base = s_.rankBegin(s_.rankOf(g));
+  for (uint32_t i = 0; i < s_.numSuccessors(g); ++i)
+    if (s_.successorKind(g, i) == DepKind::Requires && --deps_[base + s_.successor(g, i)] == 0)
+      startOp(base + s_.successor(g, i), t);
+}
+
+// --- compute units ----------------------------------------------------------------------
+
+void Engine::dispatch(uint32_t gpu, uint64_t t) {
+  uint32_t n = static_cast<uint32_t>(m_.gpus()[gpu].cus.size());
+  while (!pending_[gpu].empty()) {
+    uint32_t c = ~0u;
+    for (uint32_t i = 0; i < n; ++i) {
+      uint32_t cand = cuBase_[gpu] + (nextCu_[gpu] + i) % n;
+      if (cus_[cand].used < o_.workgroupsPerCu) {
+        c = cand;
+        nextCu_[gpu] = (nextCu_[gpu] + i + 1) % n;
+        break;
+      }
+    }
+    if (c == ~0u)
+      return;
+    auto [kn, wg] = pending_[gpu].front();
+    pending_[gpu].pop_front();
+    const Kernel &K = k_.kernels[kn];
+    Group G;
+    G.kernel = kn;
+    G.workgroup = wg;
+    G.cu = c;
+    G.firstWave = static_cast<uint32_t>(waves_.size());
+    G.waves = K.wavefronts;
+    uint32_t gi = static_cast<uint32_t>(groups_.size());
+    groups_.push_back(G);
+    ++cus_[c].used;
+    for (uint32_t w = 0; w < K.wavefronts; ++w) {
+      Wave wv;
+      wv.it.emplace(WavefrontStream(k_, *k_.loadStore, kn, wg, w));
+      wv.group = gi;
+      waves_.push_back(std::move(wv));
+      cus_[c].ready.push_back(G.firstWave + w);
+    }
+    schedule(c, t);
+  }
+}
+
+void Engine::schedule(uint32_t c, uint64_t t) {
+  Cu &cu = cus_[c];
+  if (cu.scheduled || cu.full || cu.ready.empty())
+    return;
+  cu.scheduled = true;
+  push(std::max(t, cu.nextIssue), Ev::CuRun, c);
+}
+
+void Engine::wake(uint32_t w, uint64_t t) {
+  Wave &wv = waves_[w];
+  wv.state = WaveState::Ready;
+  uint32_t c = groups_[wv.group].cu;
+  cus_[c].ready.push_back(w);
+  schedule(c, t);
+}
+
+void Engine::runCu(uint32_t c, uint64_t t) {
+  Cu &cu = cus_[c];
+  cu.scheduled = false;
+  while (!cu.ready.empty() && error_.empty()) {
+    if (t < cu.nextIssue) {
+      cu.scheduled = true;
+      push(cu.nextIssue, Ev::CuRun, c);
+      return;
+    }
+    uint32_t w = cu.ready.front();
+    switch (advance(w, t)) {
+    case Step::Issued:
+      cu.nextIssue = t + o_.cyclePs;
+      cu.busyPs += o_.cyclePs;
+      break;
+    case Step::IssuedAndStalled:
+      cu.nextIssue = t + o_.cyclePs;
+      cu.busyPs += o_.cyclePs;
+      cu.ready.pop_front();
+      break;
+    case Step::Busy:
+      cu.nextIssue = t + uint64_t(o_.reduceCycles) * o_.cyclePs;
+      cu.busyPs += uint64_t(o_.reduceCycles) * o_.cyclePs;
+      break;
+    case Step::Stalled:
+    case Step::Done:
+      cu.ready.pop_front();
+      break;
+    case Step::Full:
+      cu.full = true;   // until a response frees a slot
+      return;
+    }
+  }
+}
+
+Step Engine::advance(uint32_t w, uint64_t t) {
+  for (;;) {
+    Wave &wv = waves_[w];
+    if (!wv.haveCur) {
+      if (!wv.it->next(wv.cur)) {
+        wv.it.reset();
+        if (wv.loads || wv.stores) {
+          wv.state = WaveState::Drain;
+          return Step::Stalled;
+        }
+        finishWave(w, t);
+        return Step::Done;
+      }
+      wv.haveCur = true;
+    }
+    const Instruction &x = wv.cur;
+    Group &G = groups_[wv.group];
+    switch (x.kind) {
+    case InstrKind::Waitcnt:
+      if (wv.loads > x.arg || wv.stores > x.arg2) {
+        wv.state = WaveState::Waitcnt;
+        return Step::Stalled;
+      }
+      wv.haveCur = false;
+      continue;
+    case InstrKind::Nop:
+      wv.haveCur = false;
+      if (++G.atNop < G.waves) {
+        wv.state = WaveState::Nop;
+        return Step::Stalled;
+      }
+      G.atNop = 0;
+      for (uint32_t o = G.firstWave; o < G.firstWave + G.waves; ++o)
+        if (o != w && waves_[o].state == WaveState::Nop)
+          wake(o, t);
+      continue;
+    case InstrKind::Barrier: {
+      wv.haveCur = false;
+      uint64_t key = (uint64_t(G.kernel) << 32) | x.arg;
+      std::vector<uint32_t> &at = barrier_[key];
+      uint64_t need = uint64_t(x.arg2) * k_.kernels[G.kernel].wavefronts;
+      if (at.size() + 1 < need) {
+        at.push_back(w);
+        wv.state = WaveState::Barrier;
+        return Step::Stalled;
+      }
+      std::vector<uint32_t> release = std::move(at);
+      barrier_.erase(key);
+      for (uint32_t o : release)
+        wake(o, t);
+      continue;
+    }
+    case InstrKind::Reduce:
+      wv.haveCur = false;
+      return Step::Busy;
+    case InstrKind::Load:
+    case InstrKind::Store:
+    case InstrKind::SemaphoreAcquire:
+    case InstrKind::SemaphoreRelease: {
+      Cu &cu = cus_[G.cu];
+      if (cu.outstanding >= o_.maxOutstanding)
+        return Step::Full;
+      Instruction copy = x;
+      wv.haveCur = false;
+      issue(w, copy, t);
+      if (copy.kind == InstrKind::SemaphoreAcquire) {
+        waves_[w].state = WaveState::Semaphore;
+        return Step::IssuedAndStalled;
+      }
+      return Step::Issued;
+    }
+    }
+  }
+}
+
+void Engine::finishWave(uint32_t w, uint64_t t) {
+  waves_[w].state = WaveState::Done;
+  Group &G = groups_[waves_[w].group];
+  if (++G.done < G.waves)
+    return;
+  Cu &cu = cus_[G.cu];
+  --cu.used;
+  uint32_t kn = G.kernel;
+  if (--groupsLeft_[kn] == 0) {
+    r_.kernels[kn].finished = true;
+    r_.kernels[kn].endPs = t;
+    push(t, Ev::OpDone, launchOp_[kn]);
+  }
+  dispatch(cu.gpu, t);
+}
+
+void Engine::issue(uint32_t w, const Instruction &x, uint64_t t) {
+  Wave &wv = waves_[w];
+  const Group &G = groups_[wv.group];
+  Cu &cu = cus_[G.cu];
+  const Kernel &K = k_.kernels[G.kernel];
+  uint32_t owner;
+  uint64_t addr;
+  Packet p;
+  p.kind = x.kind;
+  p.wave = w;
+  p.cu = cu.node;
+  p.tail = t;
+  p.at = cu.node;
+  if (x.kind == InstrKind::Load || x.kind == InstrKind::Store) {
+    owner = x.gpu;
+    addr = address(owner, x.buffer, x.address, K.instance);
+    p.lineBytes = x.bytes;
+    if (x.kind == InstrKind::Load) {
+      ++wv.loads;
+      ++r_.loads;
+      p.bytes = o_.controlBytes;
+    } else {
+      ++wv.stores;
+      ++r_.stores;
+      p.bytes = x.bytes;
+      p.data = true;
+    }
+  } else {
+    owner = k_.semaphores[x.arg].gpu;
+    addr = semaphoreBase_[owner] + uint64_t(x.arg) * line_;
+    p.semaphore = x.arg;
+    p.bytes = o_.controlBytes;
+    ++r_.semaphoreAccesses;
+    if (x.kind == InstrKind::SemaphoreAcquire)
+      ++wv.loads;
+    else
+      ++wv.stores;
+  }
+  ++cu.outstanding;
+  const NocGpu &dst = m_.gpus()[owner];
+  uint64_t lineNo = addr / line_;
+  p.memory = dst.memories[lineNo % dst.memories.size()];
+  p.target = p.memory;
+  if (owner != cu.gpu && !m_.ports(cu.gpu, owner, lineNo, p.out, p.in)) {
+    fail(fmt::format("-sim-model=gpu: the fabric has no route from GPU {} to GPU {} (their I/O "
+                     "ports are not joined)",
+                     cu.gpu, owner));
+    return;
+  }
+  uint32_t pi;
+  if (!freePackets_.empty()) {
+    pi = freePackets_.back();
+    freePackets_.pop_back();
+    packets_[pi] = p;
+  } else {
+    pi = static_cast<uint32_t>(packets_.size());
+    packets_.push_back(p);
+  }
+  route(pi, t);
+}
+
+void Engine::completed(const Packet &p, uint64_t t) {
+  Wave &wv = waves_[p.wave];
+  bool load = p.kind == InstrKind::Load || p.kind == InstrKind::SemaphoreAcquire;
+  --(load ? wv.loads : wv.stores);
+  uint32_t c = groups_[wv.group].cu;
+  Cu &cu = cus_[c];
+  --cu.outstanding;
+  if (cu.full) {
+    cu.full = false;
+    schedule(c, t);
+  }
+  switch (wv.state) {
+  case WaveState::Waitcnt:
+    if (wv.loads <= wv.cur.arg && wv.stores <= wv.cur.arg2)
+      wake(p.wave, t);
+    break;
+  case WaveState::Semaphore:
+    if (p.kind == InstrKind::SemaphoreAcquire)
+      wake(p.wave, t);
+    break;
+  case WaveState::Drain:
+    if (!wv.loads && !wv.stores)
+      finishWave(p.wave, t);
+    break;
+  default:
+    break;
+  }
+}
+
+// --- network ----------------------------------------------------------------------------
+
+void Engine::route(uint32_t pi, uint64_t t) {
+  for (;;) {
+    Packet &p = packets_[pi];
+    NodeId goal = p.leg == 0 ? (p.out != InvalidNode ? p.out : p.target)
+                  : p.leg == 1 ? p.in
+                               : p.target;
+    if (p.at == goal) {
+      if (goal != p.target) {
+        ++p.leg;
+        continue;
+      }
+      push(std::max(t, p.tail), Ev::Deliver, pi);
+      return;
+    }
+    uint32_t l = p.leg == 1 ? m_.nextOutside(p.at, goal) : m_.nextInside(m_.gpuOf(p.at), p.at, goal);
+    if (l == ~0u) {
+      const FabricGraph &g = m_.graph();
+      fail(fmt::format("-sim-model=gpu: no route from '{}' to '{}'", g.name(p.at), g.name(goal)));
+      return;
+    }
+    LinkState &L = links_[l];
+    if (L.bare) {
+      fail(fmt::format("-sim-model=gpu: the link {} ('{}') has no bandwidth; give it one",
+                       m_.linkName(l), m_.graph().link(m_.graph().edge(l / 2).link).name));
+      return;
+    }
+    if (L.busyUntil <= t && L.waiting == 0) {
+      transmit(l, pi, t);
+      return;
+    }
+    unsigned q = o_.fairArbitration && p.data ? 1 : 0;
+    p.nextWaiting = ~0u;
+    if (L.tail[q] == ~0u)
+      L.head[q] = pi;
+    else
+      packets_[L.tail[q]].nextWaiting = pi;
+    L.tail[q] = pi;
+    r_.links[l].peakQueue = std::max(r_.links[l].peakQueue, ++L.waiting);
+    if (!L.freeScheduled) {
+      L.freeScheduled = true;
+      push(std::max(t, L.busyUntil), Ev::LinkFree, l);
+    }
+    return;
+  }
+}
+
+void Engine::transmit(uint32_t l, uint32_t pi, uint64_t t) {
+  Packet &p = packets_[pi];
+  LinkState &L = links_[l];
+  uint64_t ser =
+      L.bitsPerSecond
+          ? (uint64_t(p.bytes) * 8'000'000'000'000ull + L.bitsPerSecond - 1) / L.bitsPerSecond
+          : 0;
+  uint64_t end = std::max(t + ser, p.tail);   // cut-through: not before the tail is here
+  L.busyUntil = end;
+  LinkUse &u = r_.links[l];
+  u.bytes += p.bytes;
+  ++u.packets;
+  u.busyPs += end - t;
+  const FabricGraph::EdgeRec &er = m_.graph().edge(l / 2);
+  p.at = l & 1 ? er.u : er.v;
+  p.tail = end + L.latencyPs;
+  // A link without latency hands the head on at once (on-chip links usually have none):
+  // no event, which halves the events per request on the generic GPU.
+  if (L.latencyPs == 0)
+    route(pi, t);
+  else
+    push(t + L.latencyPs, Ev::Hop, pi);
+}
+
+void Engine::linkFree(uint32_t l, uint64_t t) {
+  LinkState &L = links_[l];
+  L.freeScheduled = false;
+  unsigned q = 0;
+  if (o_.fairArbitration) {
+    // Alternate between control and data while both wait.
+    if (L.head[0] == ~0u || (L.head[1] != ~0u && L.turn == 1))
+      q = 1;
+    L.turn = q == 0 ? 1 : 0;
+  }
+  uint32_t pi = L.head[q];
+  if (pi == ~0u)
+    return;
+  L.head[q] = packets_[pi].nextWaiting;
+  if (L.head[q] == ~0u)
+    L.tail[q] = ~0u;
+  --L.waiting;
+  transmit(l, pi, t);
+  if (L.waiting) {
+    L.freeScheduled = true;
+    push(L.busyUntil, Ev::LinkFree, l);
+  }
+}
+
+void Engine::respond(uint32_t pi, uint64_t t, uint32_t bytes, bool data) {
+  Packet &p = packets_[pi];
+  p.response = true;
+  p.bytes = bytes;
+  p.data = data;
+  std::swap(p.out, p.in);
+  p.target = p.cu;
+  p.leg = 0;
+  p.tail = t;
+  route(pi, t);
+}
+
+void Engine::atMemory(uint32_t pi, uint64_t t) {
+  Packet &p = packets_[pi];
+  switch (p.kind) {
+  case InstrKind::Load:
+    respond(pi, t, p.lineBytes, true);
+    break;
+  case InstrKind::Store:
+    respond(pi, t, o_.controlBytes, false);
+    break;
+  case InstrKind::SemaphoreRelease: {
+    // A waiting acquire is answered first, then the release's ack leaves.
+    uint32_t sem = p.semaphore;
+    if (!semWaiting_[sem].empty()) {
+      uint32_t waiting = semWaiting_[sem].front();
+      semWaiting_[sem].pop_front();
+      respond(waiting, t, o_.controlBytes, false);
+    } else {
+      ++semCount_[sem];
+    }
+    respond(pi, t, o_.controlBytes, false);
+    break;
+  }
+  case InstrKind::SemaphoreAcquire:
+    if (semCount_[p.semaphore] > 0) {
+      --semCount_[p.semaphore];
+      respond(pi, t, o_.controlBytes, false);
+    } else {
+      semWaiting_[p.semaphore].push_back(pi);
+    }
+    break;
+  default:
+    break;
+  }
+}
+
+} // namespace
+
+llvm::Expected<GpuRunResult> runGpuModel(const Schedule &s, GpuMachine &m,
+                                         const GpuModelOptions &o) {
+  if (s.kernels()->numGpus > m.gpus().size())
+    return inputError(fmt::format("-sim-model=gpu: the kernels run on {} GPUs; the fabric has {}",
+                                  s.kernels()->numGpus, m.gpus().size()));
+  Engine e(s, m, o);
+  return e.run();
+}
+
+} // namespace infracc::gpu
