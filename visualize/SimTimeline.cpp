@@ -165,7 +165,7 @@ llvm::Expected<SimSettings> simSettings(const Module &m) {
   if ((*model)->runKernels)
     return usageError("-emit=timeline draws message simulations; -sim-model=" + (*model)->name +
                       " reports its kernel times with -emit=sim");
-  if (llvm::Error e = sim::checkFlowOptions(**model))
+  if (llvm::Error e = sim::checkModelOptions(**model))
     return e;
   return out;
 }

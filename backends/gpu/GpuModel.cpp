@@ -61,11 +61,14 @@ enum class Ev : uint32_t { CuRun, Hop, Deliver, LinkFree, OpDone };
 enum class WaveState : uint8_t { Ready, Waitcnt, Nop, Barrier, Semaphore, Drain, Done };
 enum class Step { Issued, IssuedAndStalled, Stalled, Busy, Full, Done };
 
+// 16 bytes: the time, then the order of scheduling (35 bits: 34 G events), the kind (3)
+// and its object (26 bits); events of one time run in the order they were scheduled.
 struct Event {
-  uint64_t time, seq;
-  Ev type;
-  uint32_t index;
-  bool operator>(const Event &o) const { return time != o.time ? time > o.time : seq > o.seq; }
+  uint64_t time, rest;
+  static constexpr unsigned IndexBits = 26;
+  Ev type() const { return Ev((rest >> IndexBits) & 7); }
+  uint32_t index() const { return uint32_t(rest & ((1u << IndexBits) - 1)); }
+  bool operator>(const Event &o) const { return time != o.time ? time > o.time : rest > o.rest; }
 };
 
 struct Packet {
@@ -118,7 +121,10 @@ public:
   llvm::Expected<GpuRunResult> run();
 
 private:
-  void push(uint64_t t, Ev type, uint32_t index) { heap_.push({t, seq_++, type, index}); }
+  void push(uint64_t t, Ev type, uint32_t index) {
+    heap_.push({t, (seq_++ << (Event::IndexBits + 3)) | (uint64_t(type) << Event::IndexBits) |
+                       index});
+  }
 
   // Schedule ops.
   void startOp(uint32_t g, uint64_t t);
@@ -184,6 +190,12 @@ uint64_t Engine::address(uint32_t owner, BufferKind b, uint64_t offset, uint32_t
 
 llvm::Expected<GpuRunResult> Engine::run() {
   const uint32_t numGpus = k_.numGpus;
+  constexpr uint64_t MaxObjects = 1u << Event::IndexBits;
+  if (s_.numOps() >= MaxObjects || m_.numLinks() >= MaxObjects ||
+      m_.graph().numNodes() >= MaxObjects)
+    return inputError(fmt::format("-sim-model=gpu: at most {} ops, links and fabric nodes "
+                                  "(the schedule has {} ops, the fabric {} links)",
+                                  MaxObjects - 1, s_.numOps(), m_.numLinks()));
   // Memory layout per GPU: its kernels' input, output and scratch buffers in turn, each
   // from a line boundary, then its semaphores, a line each.
   kernelBase_.resize(k_.kernels.size());
@@ -248,28 +260,28 @@ llvm::Expected<GpuRunResult> Engine::run() {
     heap_.pop();
     now = e.time;
     ++r_.events;
-    switch (e.type) {
+    switch (e.type()) {
     case Ev::CuRun:
-      runCu(e.index, now);
+      runCu(e.index(), now);
       break;
     case Ev::Hop:
-      route(e.index, now);
+      route(e.index(), now);
       break;
     case Ev::Deliver: {
-      Packet &p = packets_[e.index];
+      Packet &p = packets_[e.index()];
       if (p.response) {
         completed(p, now);
-        freePackets_.push_back(e.index);
+        freePackets_.push_back(e.index());
       } else {
-        atMemory(e.index, now);
+        atMemory(e.index(), now);
       }
       break;
     }
     case Ev::LinkFree:
-      linkFree(e.index, now);
+      linkFree(e.index(), now);
       break;
     case Ev::OpDone:
-      opDone(e.index, now);
+      opDone(e.index(), now);
       break;
     }
   }
@@ -329,7 +341,8 @@ void Engine::startOp(uint32_t g, uint64_t t) {
     if (s_.successorKind(g, i) == DepKind::IRequires && --deps_[base + s_.successor(g, i)] == 0)
       startOp(base + s_.successor(g, i), t);
   if (s_.kind(g) == OpKind::Calc) {
-    push(t + s_.size(g) * 1000, Ev::OpDone, g);
+    uint64_t ns = std::min<uint64_t>(s_.size(g), (~uint64_t(0) - t) / 1000);   // saturate
+    push(t + ns * 1000, Ev::OpDone, g);
     return;
   }
   uint32_t kn = s_.peer(g);
@@ -591,6 +604,12 @@ void Engine::issue(uint32_t w, const Instruction &x, uint64_t t) {
     packets_[pi] = p;
   } else {
     pi = static_cast<uint32_t>(packets_.size());
+    if (pi >= (1u << Event::IndexBits) - 1) {
+      fail(fmt::format("-sim-model=gpu: more than {} requests in flight at once; lower "
+                       "-max-outstanding",
+                       pi));
+      return;
+    }
     packets_.push_back(p);
   }
   route(pi, t);

@@ -244,6 +244,8 @@ sim::RegisterSimModel GpuModel({
     .costs = nullptr,
     .pipeline = {},
     .runKernels = runGpu,
+    .options = {&OptWgPerCu, &OptClock, &OptMaxOutstanding, &OptReduceCycles, &OptArbitration,
+                &OptControlBytes},
 });
 
 } // namespace

@@ -891,18 +891,6 @@ llvm::Expected<std::unique_ptr<LinkCostModel>> makeFlowNetwork(const Module &m,
 
 } // namespace
 
-llvm::Error checkFlowOptions(const SimModel &chosen) {
-  if (chosen.name == "flow")
-    return llvm::Error::success();
-  for (const cl::Option *o : std::initializer_list<const cl::Option *>{
-           &OptLb, &OptPaths, &OptDefaultBandwidth, &OptResolution, &OptMtu, &OptHeader,
-           &OptAck})
-    if (o->getNumOccurrences())
-      return usageError(fmt::format("-{} applies to -sim-model=flow, not to -sim-model={}",
-                                    o->ArgStr.str(), chosen.name));
-  return llvm::Error::success();
-}
-
 namespace {
 
 RegisterSimModel FlowModel({
@@ -914,6 +902,8 @@ RegisterSimModel FlowModel({
     .costs = makeFlowNetwork,
     .pipeline = {"place"},
     .runKernels = nullptr,
+    .options = {&OptLb, &OptPaths, &OptDefaultBandwidth, &OptResolution, &OptMtu, &OptHeader,
+                &OptAck},
 });
 
 } // namespace

@@ -11,6 +11,7 @@
 #include "backends/sim/Simulator.h"
 
 #include <llvm/ADT/StringRef.h>
+#include <llvm/Support/CommandLine.h>
 #include <llvm/Support/Error.h>
 
 #include <functional>
@@ -38,6 +39,8 @@ struct SimModel {
   /// messages (-sim-model=gpu): -emit=sim hands it the whole run, and the default
   /// pipeline unrolls kernels (unroll-loadstore) instead of lowering them to messages.
   std::function<llvm::Error(TargetContext &)> runKernels;
+  /// Options only this model reads: giving one with another model is an error.
+  std::vector<const llvm::cl::Option *> options;
 };
 
 /// Whether -L and -G were given on the command line: a fabric-priced model uses them
@@ -50,9 +53,9 @@ bool gapPerByteOptionGiven();
 /// -g -G -O -S), the model (-sim-model, else topo with a fabric, else lgs; an unknown
 /// name is a usage error listing the models) and the passes it needs first.
 llvm::Expected<LogGPParams> simParams();
-/// A usage error naming the first option of -sim-model=flow (-lb, -paths, -flow-mtu,
-/// ...) given with another model, which would ignore it.
-llvm::Error checkFlowOptions(const SimModel &chosen);
+/// A usage error naming the first option of another model (-lb, -paths, -flow-mtu, ...
+/// of flow; -max-outstanding, ... of gpu) given with the chosen one, which would ignore it.
+llvm::Error checkModelOptions(const SimModel &chosen);
 llvm::Expected<const SimModel *> chooseSimModel(const Module &m);
 /// The report format asked for: -sim-report, else the -o file's extension ("" = text).
 std::string reportFormat();

@@ -54,6 +54,7 @@ static RegisterSimModel LgsModel({
     .costs = nullptr,
     .pipeline = {},
     .runKernels = nullptr,
+    .options = {},
 });
 static RegisterSimModel AtlahsModel({
     .name = "atlahs",
@@ -63,6 +64,7 @@ static RegisterSimModel AtlahsModel({
     .costs = nullptr,
     .pipeline = {},
     .runKernels = nullptr,
+    .options = {},
 });
 
 // --- options ----------------------------------------------------------------------------
@@ -168,6 +170,18 @@ std::vector<std::string> simPipeline(const Module &m) {
   return model->pipeline;
 }
 
+llvm::Error checkModelOptions(const SimModel &chosen) {
+  for (const SimModel *other : SimModelRegistry::all()) {
+    if (other == &chosen)
+      continue;
+    for (const cl::Option *o : other->options)
+      if (o->getNumOccurrences())
+        return usageError(fmt::format("-{} applies to -sim-model={}, not to -sim-model={}",
+                                      o->ArgStr.str(), other->name, chosen.name));
+  }
+  return llvm::Error::success();
+}
+
 std::string reportFormat() {
   return OptReport.getNumOccurrences() ? std::string(OptReport) : opts::outputFormat();
 }
@@ -189,7 +203,7 @@ llvm::Error runSim(TargetContext &ctx) {
   if (!chosen)
     return chosen.takeError();
   const SimModel *model = *chosen;
-  if (llvm::Error e = checkFlowOptions(*model))
+  if (llvm::Error e = checkModelOptions(*model))
     return e;
   if (model->runKernels)
     return model->runKernels(ctx);

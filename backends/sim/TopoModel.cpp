@@ -196,6 +196,7 @@ RegisterSimModel TopoModel({
     .costs = makeTopoCosts,
     .pipeline = {"place"},
     .runKernels = nullptr,
+    .options = {},
 });
 
 } // namespace

@@ -242,6 +242,9 @@ TEST(GpuModel, ErrorMessages) {
   EXPECT_NE(ll.find("-sim-model=gpu does not model LL packets and their flag polling yet"),
             std::string::npos)
       << ll;
+  // The model's options with another model, which would ignore them.
+  EXPECT_EQ(err({sourcePath("examples/ring-allreduce-16.goal"), "-max-outstanding=8"}),
+            "infracc: error: -max-outstanding applies to -sim-model=gpu, not to -sim-model=lgs\n");
   EXPECT_EQ(err({plan, "-sim-model=gpu", "-emit=timeline"}),
             "infracc: error: -emit=timeline draws message simulations; -sim-model=gpu reports "
             "its kernel times with -emit=sim\n");
