@@ -1,7 +1,9 @@
 #include "visualize/SimTimeline.h"
 
+#include "backends/gpu/GpuRun.h"
 #include "backends/sim/Report.h"
 #include "backends/sim/SimModel.h"
+#include "ir/Kernels.h"
 #include "ir/Module.h"
 #include "ir/Schedule.h"
 #include "ir/TargetRegistry.h"
@@ -162,12 +164,56 @@ llvm::Expected<SimSettings> simSettings(const Module &m) {
   if (!model)
     return model.takeError();
   out.model = *model;
-  if ((*model)->runKernels)
-    return usageError("-emit=timeline draws message simulations; -sim-model=" + (*model)->name +
-                      " reports its kernel times with -emit=sim");
   if (llvm::Error e = sim::checkModelOptions(**model))
     return e;
   return out;
+}
+
+// -sim-model=gpu: one row group per GPU, one row per compute unit that ran anything,
+// a box per workgroup from its dispatch to its retirement.
+llvm::Error gpuTimeline(TargetContext &ctx, const std::string &where) {
+  const Module &m = ctx.module;
+  auto run = gpu::runFromOptions(m, ctx.diags, where);
+  if (!run)
+    return run.takeError();
+  const gpu::GpuRunResult &r = run->result;
+  const KernelLevel &k = *m.schedule->kernels();
+  TimelineData d;
+  d.title = m.workloadSource.empty() ? std::string("timeline")
+                                     : std::string(llvm::sys::path::filename(m.workloadSource));
+  d.rankWord = "gpu";
+  d.cpuWord = "cu";
+  d.computeLegend = "a workgroup on a compute unit, from its dispatch to its retirement";
+  d.numRanks = k.numGpus;
+  d.nicsPerRank = 0;
+  d.cpusPerRank = 1;
+  auto ns = [](uint64_t ps) { return (ps + 500) / 1000; };
+  for (const gpu::WorkgroupRun &w : r.workgroups) {
+    d.cpusPerRank = std::max(d.cpusPerRank, w.cu + 1);
+    TimelineData::Interval iv;
+    iv.start = ns(w.startPs);
+    iv.end = std::max(iv.start + 1, ns(w.endPs));
+    iv.rank = w.gpu;
+    iv.unit = w.cu;
+    iv.tooltip = fmt::format("kernel {} workgroup {}: {:.3f} .. {:.3f} ns", w.kernel, w.workgroup,
+                             w.startPs / 1000.0, w.endPs / 1000.0);
+    d.intervals.push_back(std::move(iv));
+  }
+  d.makespan = ns(r.makespanPs);
+  d.notes.push_back(fmt::format("model gpu · {} · {}-byte lines, unroll {}, max outstanding {}",
+                                run->machineName, k.loadStore->cacheLine, k.loadStore->unroll,
+                                run->options.maxOutstanding));
+  d.notes.push_back(fmt::format("{} GPU{}, {} workgroups, {} requests · makespan {:.3f} ns",
+                                k.numGpus, k.numGpus == 1 ? "" : "s", r.workgroups.size(),
+                                r.requests(), r.makespanPs / 1000.0));
+  TimelineOptions to;
+  to.maxDetailedRanks = TimelineRanks;
+  to.plotWidth = std::max(200u, unsigned(TimelineWidth));
+  auto os = ctx.output.stream();
+  if (!os)
+    return os.takeError();
+  *os << renderTimelineSvg(d, to);
+  return llvm::Error::success();
 }
 
 llvm::Error runTimeline(TargetContext &ctx) {
@@ -179,6 +225,8 @@ llvm::Error runTimeline(TargetContext &ctx) {
   auto settings = simSettings(m);
   if (!settings)
     return settings.takeError();
+  if (settings->model->runKernels)
+    return gpuTimeline(ctx, where);
   if (llvm::Error e = sim::checkSimulatable(sched)) {
     ctx.diags.error(where, llvm::toString(std::move(e)));
     return reportedError();
@@ -241,7 +289,7 @@ RegisterTarget TimelineTarget({
     .needs = TargetNeeds::Workload,
     .writesDirectory = false,
     .pointToPoint = true,
-    .defaultPipeline = sim::simPipeline,
+    .defaultPipeline = sim::simTargetPipeline,
     .run = runTimeline,
 });
 

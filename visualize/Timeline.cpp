@@ -184,8 +184,14 @@ private:
   double y_, width_, x_ = 12;
 };
 
-double drawLegend(Svg &svg, double y, double width) {
+double drawLegend(Svg &svg, const TimelineData &d, double y, double width) {
   LegendFlow legend(svg, y, width);
+  if (!d.computeLegend.empty()) {   // a timeline of compute only (the GPU model's)
+    legend.add(14, d.computeLegend, [&](double x, double y) {
+      svg.rect(x, y + 2, 14, 10, fmt::format("fill=\"{}\"", ActivityStyle[0].fill));
+    });
+    return legend.bottom();
+  }
   for (unsigned k = 0; k < NumActivities; ++k)
     legend.add(14, ActivityStyle[k].name, [&](double x, double y) {
       svg.rect(x, y + 2, 14, 10, fmt::format("fill=\"{}\"", ActivityStyle[k].fill));
@@ -277,7 +283,7 @@ std::string renderDetailed(const TimelineData &d, const TimelineOptions &o) {
                                        "(arrows for all are drawn up to {})",
                                        d.messages.size(), MaxArrows));
   double y = drawTitle(svg, titled, 0);
-  y = drawLegend(svg, y, MarginLeft + plotWidth + MarginRight);
+  y = drawLegend(svg, d, y, MarginLeft + plotWidth + MarginRight);
   double plotTop = y + 28;
 
   Lanes lanes;
@@ -295,12 +301,13 @@ std::string renderDetailed(const TimelineData &d, const TimelineOptions &o) {
     if (r % 2 == 0)
       svg.rect(MarginLeft, top, plotWidth, lanes.height(d), "fill=\"#F6F6F6\"");
     double labelY = lanes.cpuY(d, r, 0) + lanes.cpuHeight / 2 + 4;
-    svg.text(MarginLeft - 8, labelY, fmt::format("rank {}", r),
+    svg.text(MarginLeft - 8, labelY, fmt::format("{} {}", d.rankWord, r),
              fmt::format("text-anchor=\"end\"{}", small ? "" : " font-size=\"9\""));
     if (d.cpusPerRank > 1 && small)
       for (uint32_t c = 0; c < d.cpusPerRank; ++c)
         svg.text(MarginLeft - 50, lanes.cpuY(d, r, c) + lanes.cpuHeight / 2 + 3,
-                 fmt::format("cpu {}", c), "text-anchor=\"end\" font-size=\"8\" fill=\"#777\"");
+                 fmt::format("{} {}", d.cpuWord, c),
+                 "text-anchor=\"end\" font-size=\"8\" fill=\"#777\"");
   }
   drawAxis(svg, span, plotWidth, plotTop - 6, true, plotTop - 6, plotBottom);
 
@@ -534,8 +541,8 @@ std::string renderAggregated(const TimelineData &d, const TimelineOptions &o) {
   uint32_t labelEvery = std::max<uint32_t>(1, static_cast<uint32_t>(std::ceil(12 / rowHeight)));
   for (uint32_t r = 0; r < rows; r += labelEvery) {
     uint32_t first = r * perRow, last = std::min(d.numRanks, first + perRow) - 1;
-    std::string label = first == last ? fmt::format("rank {}", first)
-                                      : fmt::format("ranks {}–{}", first, last);
+    std::string label = first == last ? fmt::format("{} {}", d.rankWord, first)
+                                      : fmt::format("{}s {}–{}", d.rankWord, first, last);
     svg.text(MarginLeft - 8, plotTop + r * rowHeight + rowHeight / 2 + 3, label,
              "text-anchor=\"end\" font-size=\"9\"");
     svg.line(MarginLeft - 4, plotTop + r * rowHeight + rowHeight / 2, MarginLeft,

@@ -31,6 +31,12 @@ struct TimelineData {
   uint32_t numRanks = 0;
   uint32_t cpusPerRank = 1;         // compute streams drawn per rank
   uint32_t nicsPerRank = 1;
+  // What a row group and a compute stream are called in labels ("gpu", "cu" for the
+  // GPU model's workgroups on compute units).
+  std::string rankWord = "rank", cpuWord = "cpu";
+  /// When set, the legend has this one entry (the compute colour) instead of LogGOPS's
+  /// activities, messages and critical path.
+  std::string computeLegend;
 
   struct Interval {
     uint64_t start = 0, end = 0;    // ns

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <deque>
 #include <optional>
 #include <queue>
@@ -69,6 +70,64 @@ struct Event {
   Ev type() const { return Ev((rest >> IndexBits) & 7); }
   uint32_t index() const { return uint32_t(rest & ((1u << IndexBits) - 1)); }
   bool operator>(const Event &o) const { return time != o.time ? time > o.time : rest > o.rest; }
+};
+
+// Events in (time, scheduling order), as a binary heap would give them, but cheaper when
+// hundreds of thousands wait: a wheel of 1024-ps buckets covers the next ~8.4 us (a few
+// link latencies); only the current bucket is a heap; later events wait in an overflow
+// heap until the wheel reaches them.
+class EventWheel {
+public:
+  void push(const Event &e) {
+    if (e.time < curEnd_) {
+      cur_.push_back(e);
+      std::push_heap(cur_.begin(), cur_.end(), std::greater<>());
+    } else if (e.time < windowEnd()) {
+      bucket_[(e.time / Width) % Buckets].push_back(e);
+      ++inBuckets_;
+    } else {
+      overflow_.push(e);
+    }
+  }
+  bool empty() const { return cur_.empty() && inBuckets_ == 0 && overflow_.empty(); }
+  /// The next event; the wheel must not be empty.
+  Event pop() {
+    while (cur_.empty())
+      advance();
+    std::pop_heap(cur_.begin(), cur_.end(), std::greater<>());
+    Event e = cur_.back();
+    cur_.pop_back();
+    return e;
+  }
+
+private:
+  static constexpr uint64_t Width = 1024, Buckets = 8192;
+  uint64_t windowEnd() const { return curEnd_ + (Buckets - 1) * Width; }
+  void advance() {
+    if (inBuckets_ == 0 && !overflow_.empty() && overflow_.top().time >= windowEnd())
+      curEnd_ = overflow_.top().time / Width * Width;   // jump over the empty stretch
+    curEnd_ += Width;
+    // The bucket now current, then what the wheel's far end now covers.
+    std::vector<Event> &b = bucket_[((curEnd_ - Width) / Width) % Buckets];
+    inBuckets_ -= b.size();
+    cur_.swap(b);
+    // The bucket keeps the emptied vector; a large one is given back, so that memory
+    // follows the events waiting, not every bucket's busiest moment.
+    if (b.capacity() > 64)
+      std::vector<Event>().swap(b);
+    std::make_heap(cur_.begin(), cur_.end(), std::greater<>());
+    while (!overflow_.empty() && overflow_.top().time < windowEnd()) {
+      Event e = overflow_.top();
+      overflow_.pop();
+      push(e);
+    }
+  }
+
+  uint64_t curEnd_ = Width;   // the current bucket is [curEnd_ - Width, curEnd_)
+  std::vector<Event> cur_;
+  std::vector<std::vector<Event>> bucket_ = std::vector<std::vector<Event>>(Buckets);
+  uint64_t inBuckets_ = 0;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> overflow_;
 };
 
 struct Packet {
@@ -156,7 +215,7 @@ private:
   GpuModelOptions o_;
   KernelLookup lookup_;
   uint64_t line_;
-  std::priority_queue<Event, std::vector<Event>, std::greater<>> heap_;
+  EventWheel heap_;
   uint64_t seq_ = 0;
   std::string error_;
 
@@ -256,8 +315,7 @@ llvm::Expected<GpuRunResult> Engine::run() {
 
   uint64_t now = 0;
   while (!heap_.empty() && error_.empty()) {
-    Event e = heap_.top();
-    heap_.pop();
+    Event e = heap_.pop();
     now = e.time;
     ++r_.events;
     switch (e.type()) {
@@ -394,6 +452,7 @@ void Engine::dispatch(uint32_t gpu, uint64_t t) {
     G.waves = K.wavefronts;
     uint32_t gi = static_cast<uint32_t>(groups_.size());
     groups_.push_back(G);
+    r_.workgroups.push_back({gpu, c - cuBase_[gpu], kn, wg, t, 0});
     ++cus_[c].used;
     for (uint32_t w = 0; w < K.wavefronts; ++w) {
       Wave wv;
@@ -539,6 +598,7 @@ void Engine::finishWave(uint32_t w, uint64_t t) {
     return;
   Cu &cu = cus_[G.cu];
   --cu.used;
+  r_.workgroups[waves_[w].group].endPs = t;   // groups and their records share numbers
   uint32_t kn = G.kernel;
   if (--groupsLeft_[kn] == 0) {
     r_.kernels[kn].finished = true;

@@ -55,6 +55,12 @@ struct LinkUse {
   uint32_t peakQueue = 0;
 };
 
+/// Where and when a workgroup ran: its CU (the GPU's n-th), dispatch to retirement.
+struct WorkgroupRun {
+  uint32_t gpu = 0, cu = 0, kernel = 0, workgroup = 0;
+  uint64_t startPs = 0, endPs = 0;
+};
+
 struct GpuRunResult {
   bool finished = false;
   std::vector<std::string> stuck;   // what waits forever, when not finished
@@ -63,6 +69,7 @@ struct GpuRunResult {
   std::vector<uint64_t> cuBusyPs;   // per machine GPU, per CU: gpus x cus, flattened
   std::vector<uint32_t> cuBase;     // per machine GPU: its first entry in cuBusyPs
   std::vector<LinkUse> links;       // per directed link (GpuMachine numbering)
+  std::vector<WorkgroupRun> workgroups;   // in dispatch order
   uint64_t loads = 0, stores = 0, semaphoreAccesses = 0, events = 0;
   uint64_t requests() const { return loads + stores + semaphoreAccesses; }
 };

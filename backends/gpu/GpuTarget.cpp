@@ -1,7 +1,7 @@
 // -sim-model=gpu under -emit=sim: the options of the GPU model, the machine it runs on
 // (the fabric's NoC-level GPUs, or the paper's generic GPUs on one scale-up switch
 // when there is no fabric) and its report (text, or JSON with -sim-report=json).
-#include "backends/gpu/GpuModel.h"
+#include "backends/gpu/GpuRun.h"
 #include "backends/sim/SimModel.h"
 
 #include "blueprints/Blueprint.h"
@@ -90,61 +90,76 @@ llvm::Expected<GpuModelOptions> options() {
 std::string ns(uint64_t ps) { return fmt::format("{}.{:03}", ps / 1000, ps % 1000); }
 double nsValue(uint64_t ps) { return double(ps) / 1000.0; }
 
-llvm::Error runGpu(TargetContext &ctx) {
-  Module &m = ctx.module;
+} // namespace
+
+llvm::Expected<GpuRun> runFromOptions(const Module &m, DiagEngine &diags,
+                                      const std::string &where) {
   const Schedule &s = *m.schedule;
-  const std::string where = m.workloadSource.empty() ? "workload" : m.workloadSource;
   auto opt = options();
   if (!opt)
     return opt.takeError();
-  std::string format = sim::reportFormat();
-  if (!format.empty() && format != "text" && format != "json")
-    return usageError("-emit=sim writes text or json, not '" + format + "'");
   if (llvm::Error e = checkRunnable(s))
     return e;
-  const KernelLevel *k = s.kernels();
-
-  // The machine: the fabric's, or the generic GPUs (kept alive for the run).
-  std::unique_ptr<FabricGraph> generic;
-  std::string machineName = m.fabricSource;
+  GpuRun run;
+  run.options = *opt;
+  run.machineName = m.fabricSource;
   const FabricGraph *graph = m.fabric.get();
   if (!graph) {
-    machineName = genericFabric(k->numGpus);
-    auto spec = blueprints::parseFabricSpec(machineName, llvm::SMLoc(), ctx.diags);
-    std::shared_ptr<Infrastructure> defs = spec ? blueprints::instantiateFabric(*spec, ctx.diags)
+    run.machineName = genericFabric(s.kernels()->numGpus);
+    auto spec = blueprints::parseFabricSpec(run.machineName, llvm::SMLoc(), diags);
+    std::shared_ptr<Infrastructure> defs = spec ? blueprints::instantiateFabric(*spec, diags)
                                                 : nullptr;
     if (defs)
-      generic = expandFabric(defs, ctx.diags);
-    if (!generic)
+      run.generic = expandFabric(defs, diags);
+    if (!run.generic)
       return reportedError();
-    graph = generic.get();
+    graph = run.generic.get();
   }
-  auto machine = GpuMachine::build(*graph, machineName);
+  auto machine = GpuMachine::build(*graph, run.machineName);
   if (!machine)
     return machine.takeError();
-  auto run = runGpuModel(s, **machine, *opt);
-  if (!run)
-    return run.takeError();
-  const GpuRunResult &r = *run;
+  run.machine = std::move(*machine);
+  auto result = runGpuModel(s, *run.machine, run.options);
+  if (!result)
+    return result.takeError();
+  run.result = std::move(*result);
+  const GpuRunResult &r = run.result;
   if (!r.finished) {
-    ctx.diags.error(where, fmt::format("-sim-model=gpu: the kernels cannot finish; {} things "
-                                       "wait forever",
-                                       r.stuck.size()));
+    diags.error(where, fmt::format("-sim-model=gpu: the kernels cannot finish; {} things wait "
+                                   "forever",
+                                   r.stuck.size()));
     size_t shown = 0;
     for (const std::string &st : r.stuck) {
       if (shown++ == 50) {
-        ctx.diags.note(where, fmt::format("... and {} more", r.stuck.size() - 50));
+        diags.note(where, fmt::format("... and {} more", r.stuck.size() - 50));
         break;
       }
-      ctx.diags.note(where, st);
+      diags.note(where, st);
     }
     return reportedError();
   }
+  return run;
+}
 
+namespace {
+
+llvm::Error runGpu(TargetContext &ctx) {
+  Module &m = ctx.module;
+  const std::string where = m.workloadSource.empty() ? "workload" : m.workloadSource;
+  std::string format = sim::reportFormat();
+  if (!format.empty() && format != "text" && format != "json")
+    return usageError("-emit=sim writes text or json, not '" + format + "'");
+  auto run = runFromOptions(m, ctx.diags, where);
+  if (!run)
+    return run.takeError();
+  const KernelLevel *k = m.schedule->kernels();
+  const GpuRunResult &r = run->result;
+  const GpuModelOptions *opt = &run->options;
+  const std::string &machineName = run->machineName;
   auto os = ctx.output.stream();
   if (!os)
     return os.takeError();
-  const GpuMachine &mc = **machine;
+  const GpuMachine &mc = *run->machine;
   // Where the maximum is.
   uint32_t last = 0;
   for (uint32_t kn = 0; kn < k->kernels.size(); ++kn)

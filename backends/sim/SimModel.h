@@ -60,6 +60,10 @@ llvm::Expected<const SimModel *> chooseSimModel(const Module &m);
 /// The report format asked for: -sim-report, else the -o file's extension ("" = text).
 std::string reportFormat();
 std::vector<std::string> simPipeline(const Module &m);
+/// The default pipeline of the targets that simulate: simPipeline, after lower-kernels
+/// for GPU kernels (their messages), or just unroll-loadstore for a model that runs
+/// kernels itself.
+std::vector<std::string> simTargetPipeline(const Module &m);
 
 class SimModelRegistry {
 public:

@@ -186,6 +186,20 @@ std::string reportFormat() {
   return OptReport.getNumOccurrences() ? std::string(OptReport) : opts::outputFormat();
 }
 
+std::vector<std::string> simTargetPipeline(const Module &m) {
+  std::vector<std::string> passes;
+  if (m.schedule && m.schedule->kernels()) {
+    auto model = chooseSimModel(m);
+    if (!model)
+      llvm::consumeError(model.takeError());   // reported when the target runs
+    else if ((*model)->runKernels)
+      return {"unroll-loadstore"};             // run as instructions
+    passes.push_back("lower-kernels");         // GPU kernels run as their messages
+  }
+  llvm::append_range(passes, simPipeline(m));
+  return passes;
+}
+
 bool latencyOptionGiven() { return OptL.getNumOccurrences() != 0; }
 bool gapPerByteOptionGiven() { return OptBigG.getNumOccurrences() != 0; }
 
@@ -293,20 +307,7 @@ RegisterTarget SimTarget({
     .needs = TargetNeeds::Workload,
     .writesDirectory = false,
     .pointToPoint = true,
-    .defaultPipeline =
-        [](const Module &m) {
-          std::vector<std::string> passes;
-          if (m.schedule && m.schedule->kernels()) {
-            auto model = chooseSimModel(m);
-            if (!model)
-              llvm::consumeError(model.takeError());   // reported when the target runs
-            else if ((*model)->runKernels)
-              return std::vector<std::string>{"unroll-loadstore"};   // run as instructions
-            passes.push_back("lower-kernels");   // GPU kernels run as their messages
-          }
-          llvm::append_range(passes, simPipeline(m));
-          return passes;
-        },
+    .defaultPipeline = simTargetPipeline,
     .run = runSim,
 });
 

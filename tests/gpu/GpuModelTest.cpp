@@ -203,6 +203,22 @@ TEST(GpuModel, FairArbitrationLetsControlPassData) {
   EXPECT_LT(run("fair"), run("fifo"));
 }
 
+TEST(GpuModel, TimelineShowsWorkgroupsPerComputeUnit) {
+  // contend.kernels: workgroup 0 on CU 0, workgroup 1 on CU 1, both from 0 to their
+  // stores' completion (61.125 and 62.125 ns, as above).
+  RunResult r = runInfracc({OneGpu, input("contend.kernels"), "-sim-model=gpu",
+                            "-wavefronts=1", "-emit=timeline"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char *text : {">gpu 0</text>", ">cu 0</text>", ">cu 1</text>",
+                           "<title>kernel 0 workgroup 0: 0.000 .. 61.125 ns</title>",
+                           "<title>kernel 0 workgroup 1: 0.000 .. 62.125 ns</title>",
+                           ">1 GPU, 2 workgroups, 2 requests · makespan 62.125 ns</text>",
+                           ">a workgroup on a compute unit, from its dispatch to its "
+                           "retirement</text>"})
+    EXPECT_NE(r.out.find(text), std::string::npos) << text;
+  EXPECT_EQ(r.out.find("send overhead"), std::string::npos);
+}
+
 TEST(GpuModel, ErrorMessages) {
   auto err = [](std::vector<std::string> args) {
     RunResult r = runInfracc(args);
@@ -245,9 +261,9 @@ TEST(GpuModel, ErrorMessages) {
   // The model's options with another model, which would ignore them.
   EXPECT_EQ(err({sourcePath("examples/ring-allreduce-16.goal"), "-max-outstanding=8"}),
             "infracc: error: -max-outstanding applies to -sim-model=gpu, not to -sim-model=lgs\n");
-  EXPECT_EQ(err({plan, "-sim-model=gpu", "-emit=timeline"}),
-            "infracc: error: -emit=timeline draws message simulations; -sim-model=gpu reports "
-            "its kernel times with -emit=sim\n");
+  EXPECT_EQ(err({plan, "-sim-model=gpu", "-emit=sensitivity"}),
+            "infracc: error: -sim-model=gpu: the sensitivity analysis follows LogGOPSim's engine "
+            "(models lgs and topo)\n");
 }
 
 TEST(GpuModel, DeadlockIsReported) {

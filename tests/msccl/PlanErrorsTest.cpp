@@ -157,6 +157,18 @@ TEST(MscclPlanErrors, Sizes) {
                              "bytes, but -msg-size=4096"});
 }
 
+TEST(MscclPlanErrors, MessageSizeTakesBinarySuffixes) {
+  std::string plan = sourcePath("tests/msccl/inputs/allgather_put.json");
+  RunResult bytes = runInfracc({plan, "-msg-size=4194304", "-emit=goal"});
+  RunResult mib = runInfracc({plan, "-msg-size=4MiB", "-emit=goal"});
+  EXPECT_EQ(bytes.status, 0) << bytes.err;
+  EXPECT_EQ(mib.out, bytes.out);
+  RunResult bad = runInfracc({plan, "-msg-size=4x", "-emit=goal"});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_EQ(bad.err, "infracc: error: -msg-size=4x: expected a byte count such as 1048576, "
+                     "512KiB or 1MiB\n");
+}
+
 TEST(MscclPlanErrors, Structure) {
   std::string t = plan(R"({"name": "nop"})");
   std::string bad = t;

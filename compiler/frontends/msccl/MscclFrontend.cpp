@@ -4,6 +4,7 @@
 #include "ir/InputRegistry.h"
 #include "ir/Module.h"
 #include "support/Diagnostics.h"
+#include "support/Limits.h"
 #include "support/Options.h"
 
 namespace infracc::msccl {
@@ -11,11 +12,12 @@ namespace {
 
 namespace cl = llvm::cl;
 
-cl::opt<uint64_t> MessageSize(
-    "msg-size", cl::init(1 << 20), cl::value_desc("bytes"),
-    cl::desc("MSCCL++ plans: the collective's buffer size in bytes, which fixes the chunk "
-             "size (allgather: the output buffer, reducescatter: the input, others: both, as "
-             "MSCCL++'s executor tests give it); default 1048576"),
+cl::opt<std::string> MessageSize(
+    "msg-size", cl::init("1048576"), cl::value_desc("bytes"),
+    cl::desc("MSCCL++ plans: the collective's buffer size in bytes, or with a binary suffix "
+             "(512KiB, 1MiB, 1M), which fixes the chunk size (allgather: the output buffer, "
+             "reducescatter: the input, others: both, as MSCCL++'s executor tests give it); "
+             "default 1048576"),
     cl::cat(opts::generalCategory()));
 
 RegisterInputFormat PlanFormat({
@@ -26,7 +28,11 @@ RegisterInputFormat PlanFormat({
     .sniff = [](llvm::StringRef head) { return looksLikePlan(head) ? 80 : 0; },
     .load = [](InputContext &ctx) -> llvm::Error {
       ReadOptions o;
-      o.messageBytes = MessageSize;
+      std::optional<uint64_t> bytes = parseByteSize(MessageSize);
+      if (!bytes)
+        return usageError("-msg-size=" + MessageSize +
+                          ": expected a byte count such as 1048576, 512KiB or 1MiB");
+      o.messageBytes = *bytes;
       std::optional<Schedule> s = readPlan(ctx.path, o, ctx.diags);
       if (!s)
         return reportedError();
