@@ -169,6 +169,18 @@ llvm::Expected<SimSettings> simSettings(const Module &m) {
   return out;
 }
 
+// The SVG, with -timeline-ranks and -timeline-width, to the target's output.
+llvm::Error writeTimeline(TargetContext &ctx, const TimelineData &data) {
+  TimelineOptions to;
+  to.maxDetailedRanks = TimelineRanks;
+  to.plotWidth = std::max(200u, unsigned(TimelineWidth));
+  auto os = ctx.output.stream();
+  if (!os)
+    return os.takeError();
+  *os << renderTimelineSvg(data, to);
+  return llvm::Error::success();
+}
+
 // -sim-model=gpu: one row group per GPU, one row per compute unit that ran anything,
 // a box per workgroup from its dispatch to its retirement.
 llvm::Error gpuTimeline(TargetContext &ctx, const std::string &where) {
@@ -206,14 +218,7 @@ llvm::Error gpuTimeline(TargetContext &ctx, const std::string &where) {
   d.notes.push_back(fmt::format("{} GPU{}, {} workgroups, {} requests · makespan {:.3f} ns",
                                 k.numGpus, k.numGpus == 1 ? "" : "s", r.workgroups.size(),
                                 r.requests(), r.makespanPs / 1000.0));
-  TimelineOptions to;
-  to.maxDetailedRanks = TimelineRanks;
-  to.plotWidth = std::max(200u, unsigned(TimelineWidth));
-  auto os = ctx.output.stream();
-  if (!os)
-    return os.takeError();
-  *os << renderTimelineSvg(d, to);
-  return llvm::Error::success();
+  return writeTimeline(ctx, d);
 }
 
 llvm::Error runTimeline(TargetContext &ctx) {
@@ -272,14 +277,7 @@ llvm::Error runTimeline(TargetContext &ctx) {
                           ? std::string("timeline")
                           : std::string(llvm::sys::path::filename(m.workloadSource));
   TimelineData data = timelineFromSimulation(sched, r, trace, title, std::move(notes));
-  TimelineOptions to;
-  to.maxDetailedRanks = TimelineRanks;
-  to.plotWidth = std::max(200u, unsigned(TimelineWidth));
-  auto os = ctx.output.stream();
-  if (!os)
-    return os.takeError();
-  *os << renderTimelineSvg(data, to);
-  return llvm::Error::success();
+  return writeTimeline(ctx, data);
 }
 
 RegisterTarget TimelineTarget({

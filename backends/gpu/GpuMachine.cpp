@@ -12,54 +12,39 @@
 
 namespace infracc::gpu {
 
-namespace {
-enum Role : uint8_t { None, Cu, Memory, Port };
-}
-
 llvm::Expected<std::unique_ptr<GpuMachine>> GpuMachine::build(const FabricGraph &g,
                                                               const std::string &source) {
   std::unique_ptr<GpuMachine> m(new GpuMachine(g));
   const Infrastructure &defs = g.definitions();
   m->gpuOfNode_.assign(g.numNodes(), ~0u);
-  std::vector<uint8_t> role(g.numNodes(), None);
+  std::vector<uint8_t> isPort(g.numNodes(), 0);
 
   // A device copy is a GPU when it holds compute units (xpu), memory channels and
   // ports itself; otherwise the devices composed into it are looked at.
   std::function<void(uint32_t, NodeId)> scan = [&](uint32_t device, NodeId first) {
     const FabricGraph::DeviceLayout &lay = g.layout(device);
     const DeviceDef &def = defs.devices[device];
-    bool has[4] = {};
-    for (const FabricGraph::Group &grp : lay.groups)
-      if (grp.childDevice < 0) {
-        ComponentKind k = def.components[grp.component].kind;
-        has[Cu] |= k == ComponentKind::Xpu;
-        has[Memory] |= k == ComponentKind::Memory;
-        has[Port] |= k == ComponentKind::Port;
-      }
-    if (has[Cu] && has[Memory] && has[Port]) {
-      NocGpu gpu;
-      gpu.firstNode = first;
-      gpu.numNodes = lay.numNodes;
-      gpu.device = device;
+    NocGpu gpu;
+    gpu.firstNode = first;
+    gpu.numNodes = lay.numNodes;
+    gpu.kind = device;   // the definition for now; numbered as kinds below
+    for (const FabricGraph::Group &grp : lay.groups) {
+      if (grp.childDevice >= 0)
+        continue;
+      ComponentKind k = def.components[grp.component].kind;
+      std::vector<NodeId> *into = k == ComponentKind::Xpu      ? &gpu.cus
+                                  : k == ComponentKind::Memory ? &gpu.memories
+                                  : k == ComponentKind::Port   ? &gpu.ports
+                                                               : nullptr;
+      for (uint32_t i = 0; into && i < grp.count; ++i)
+        into->push_back(first + grp.offset + i);
+    }
+    if (!gpu.cus.empty() && !gpu.memories.empty() && !gpu.ports.empty()) {
       uint32_t index = static_cast<uint32_t>(m->gpus_.size());
       for (NodeId n = first; n < first + lay.numNodes; ++n)
         m->gpuOfNode_[n] = index;
-      for (const FabricGraph::Group &grp : lay.groups) {
-        if (grp.childDevice >= 0)
-          continue;
-        ComponentKind k = def.components[grp.component].kind;
-        std::vector<NodeId> *into = k == ComponentKind::Xpu      ? &gpu.cus
-                                    : k == ComponentKind::Memory ? &gpu.memories
-                                    : k == ComponentKind::Port   ? &gpu.ports
-                                                                 : nullptr;
-        if (!into)
-          continue;
-        for (uint32_t i = 0; i < grp.count; ++i) {
-          NodeId n = first + grp.offset + i;
-          into->push_back(n);
-          role[n] = k == ComponentKind::Xpu ? Cu : k == ComponentKind::Memory ? Memory : Port;
-        }
-      }
+      for (NodeId n : gpu.ports)
+        isPort[n] = 1;
       m->gpus_.push_back(std::move(gpu));
       return;
     }
@@ -77,13 +62,13 @@ llvm::Expected<std::unique_ptr<GpuMachine>> GpuMachine::build(const FabricGraph 
         "with compute units (xpu), memory channels (memory) and I/O ports (port), e.g. "
         "host=gpu_noc); without a fabric the model uses the paper's generic GPUs",
         source));
-  m->portRole_ = std::move(role);
+  m->isPort_ = std::move(isPort);
 
   // GPU kinds and each GPU's links to its own nodes, ordered by (node, neighbour).
   llvm::DenseMap<uint32_t, uint32_t> kindOf;
   for (NocGpu &G : m->gpus_) {
-    auto [it, fresh] = kindOf.try_emplace(G.device, static_cast<uint32_t>(kindOf.size()));
-    G.device = it->second;
+    auto [it, fresh] = kindOf.try_emplace(G.kind, static_cast<uint32_t>(kindOf.size()));
+    G.kind = it->second;
     G.adjBase = static_cast<uint32_t>(m->localLinks_.size());
     std::vector<uint32_t> start{0};
     for (NodeId n = G.firstNode; n < G.firstNode + G.numNodes; ++n) {
@@ -138,7 +123,7 @@ uint32_t GpuMachine::linkBetween(NodeId from, NodeId to) const {
 
 void GpuMachine::fillInside(const NocGpu &G, uint32_t target, std::vector<uint8_t> &row) {
   // Breadth-first from the target over the GPU's own links, in slot order.
-  const std::vector<uint32_t> &start = adjStart_[G.device];
+  const std::vector<uint32_t> &start = adjStart_[G.kind];
   std::vector<uint32_t> hops(G.numNodes, ~0u);
   row.assign(G.numNodes, NoSlot);
   std::deque<uint32_t> queue{target};
@@ -181,7 +166,7 @@ const GpuMachine::Toward &GpuMachine::toward(NodeId port) {
     for (const FabricGraph::Adjacent &a : g_.neighbours(x)) {
       bool inGpu = gpuOfNode_[a.node] != ~0u;
       // Inside GPUs only ports are reached (and not left): routes never cross a GPU.
-      if ((inGpu && portRole_[a.node] != Port) || t->hops.count(a.node))
+      if ((inGpu && !isPort_[a.node]) || t->hops.count(a.node))
         continue;
       t->hops[a.node] = h + 1;
       t->next[a.node] = x;

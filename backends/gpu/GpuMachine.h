@@ -28,7 +28,7 @@ namespace infracc::gpu {
 
 struct NocGpu {
   NodeId firstNode = 0, numNodes = 0;   // the device copy's nodes [first, first + num)
-  uint32_t device = 0;                   // its kind: GPUs of one device definition share it
+  uint32_t kind = 0;                     // GPUs of one device definition are one kind
   uint32_t adjBase = 0;                  // its links in GpuMachine's per-GPU link table
   std::vector<NodeId> cus, memories, ports;   // compute units, memory channels, I/O ports
 };
@@ -62,7 +62,7 @@ public:
     const std::vector<uint8_t> &row = insideRow(G, target - G.firstNode);
     uint32_t local = at - G.firstNode;
     uint8_t slot = row[local];
-    return slot == NoSlot ? ~0u : localLinks_[G.adjBase + adjStart_[G.device][local] + slot];
+    return slot == NoSlot ? ~0u : localLinks_[G.adjBase + adjStart_[G.kind][local] + slot];
   }
   /// The directed link from `at` (a port or a node outside GPUs) toward port `target`
   /// through the scale-up fabric.
@@ -78,7 +78,7 @@ private:
   const FabricGraph &g_;
   std::vector<NocGpu> gpus_;
   std::vector<uint32_t> gpuOfNode_;
-  std::vector<uint8_t> portRole_;   // per node: none, compute unit, memory, port
+  std::vector<uint8_t> isPort_;   // per node: 1 for a GPU's I/O port
   std::vector<DirectedLink> links_;
   // Inside a GPU, routes are kept per GPU kind as, per destination and node, the slot
   // of the next hop among the node's links to its own GPU (ordered by the neighbour's
@@ -86,7 +86,7 @@ private:
   // those links.
   static constexpr uint8_t NoSlot = 0xFF;
   const std::vector<uint8_t> &insideRow(const NocGpu &G, uint32_t target) {
-    std::vector<uint8_t> &row = inside_[G.device][target];
+    std::vector<uint8_t> &row = inside_[G.kind][target];
     if (row.empty())
       fillInside(G, target, row);
     return row;

@@ -240,6 +240,8 @@ private:
 
 uint64_t Engine::address(uint32_t owner, BufferKind b, uint64_t offset, uint32_t instance) const {
   uint32_t kn = lookup_.find(owner, instance);
+  if (kn == ~0u)   // the verifier refuses such ranges; kept safe all the same
+    return 0;
   const Kernel &K = k_.kernels[kn];
   uint64_t base = kernelBase_[kn];
   for (unsigned i = 0; i < unsigned(b); ++i)

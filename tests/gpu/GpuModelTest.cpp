@@ -167,6 +167,22 @@ TEST(GpuModel, GenericGpusWithoutAFabric) {
       << r.out;
 }
 
+TEST(GpuModel, TheBundledFabricIsTheGenericMachine) {
+  // examples/generic-gpus.yaml describes the machine used without a fabric: the same
+  // graph (digest) and the same kernel times.
+  RunResult file = runInfracc({sourcePath("examples/generic-gpus.yaml"), "-emit=digest"});
+  RunResult flag = runInfracc({"-fabric=single_tier:hosts=4,host=gpu_noc,bw=128GiB/s",
+                               "-emit=digest"});
+  EXPECT_EQ(file.status, 0) << file.err;
+  EXPECT_EQ(file.out, flag.out);
+  std::string plan = sourcePath("tests/msccl/inputs/allgather_put.json");
+  RunResult with = runInfracc({sourcePath("examples/generic-gpus.yaml"), plan,
+                               "-passes=unroll-loadstore", "-sim-model=gpu"});
+  RunResult without = runInfracc({plan, "-sim-model=gpu"});
+  EXPECT_EQ(with.status, 0) << with.err;
+  EXPECT_EQ(maximum(with), maximum(without));
+}
+
 TEST(GpuModel, MoreOutstandingRequestsNeverSlower) {
   // The paper's Figure 13 knob on a 4-GPU all-gather: allowing more requests in flight
   // per CU does not slow the collective down, and 1 is much slower than 64.
