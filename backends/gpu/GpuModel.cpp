@@ -4,6 +4,7 @@
 #include "ir/LoadStore.h"
 #include "ir/Schedule.h"
 #include "support/Diagnostics.h"
+#include "support/Progress.h"
 
 #include <llvm/ADT/DenseMap.h>
 
@@ -54,6 +55,20 @@ llvm::Error checkRunnable(const Schedule &s) {
     }
   }
   return llvm::Error::success();
+}
+
+uint64_t requestsTotal(const Schedule &s) {
+  const KernelLevel &k = *s.kernels();
+  uint64_t total = 0;
+  for (uint32_t kn = 0; kn < k.kernels.size(); ++kn)
+    for (uint32_t wg = 0; wg < k.kernels[kn].numWorkgroups; ++wg)
+      for (uint32_t wf = 0; wf < k.kernels[kn].wavefronts; ++wf) {
+        InstructionCounts c = countInstructions(WavefrontStream(k, *k.loadStore, kn, wg, wf));
+        for (InstrKind x : {InstrKind::Load, InstrKind::Store, InstrKind::SemaphoreAcquire,
+                            InstrKind::SemaphoreRelease})
+          total += c.byKind[unsigned(x)];
+      }
+  return total;
 }
 
 namespace {
@@ -319,7 +334,11 @@ llvm::Expected<GpuRunResult> Engine::run() {
   while (!heap_.empty() && error_.empty()) {
     Event e = heap_.pop();
     now = e.time;
-    ++r_.events;
+    if ((++r_.events & 0xFFFF) == 0 && o_.progress)
+      o_.progress->update(r_.requests(), [&](double seconds) {
+        return fmt::format("{:.3f} us simulated, {:.2g} requests/s", now / 1e6,
+                           seconds > 0 ? r_.requests() / seconds : 0.0);
+      });
     switch (e.type()) {
     case Ev::CuRun:
       runCu(e.index(), now);

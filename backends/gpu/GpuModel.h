@@ -31,6 +31,7 @@
 #include <vector>
 
 namespace infracc {
+class Progress;
 class Schedule;
 }
 
@@ -43,6 +44,7 @@ struct GpuModelOptions {
   uint32_t reduceCycles = 1;        // per Reduce instruction (one cache line)
   bool fairArbitration = false;     // links alternate control and data
   uint32_t controlBytes = 16;       // a request without data, an ack, a semaphore access
+  Progress *progress = nullptr;     // -progress: requests issued of requestsTotal()
 };
 
 struct KernelRun {
@@ -77,6 +79,10 @@ struct GpuRunResult {
 /// Checks that the schedule is one this model runs (unrolled kernel launches and
 /// calcs; no multicast or LL-packet ranges); an error says what is missing.
 llvm::Error checkRunnable(const Schedule &s);
+
+/// The requests the kernels will issue (their Loads, Stores and semaphore accesses),
+/// counted from the streams' counted loops without expanding them.
+uint64_t requestsTotal(const Schedule &s);
 
 /// Runs the schedule (checked by checkRunnable). Errors: fewer GPUs in the machine than
 /// the kernels use, a route the fabric does not have, a link without a bandwidth on a

@@ -11,6 +11,7 @@
 #include "support/Diagnostics.h"
 #include "support/Options.h"
 #include "support/Output.h"
+#include "support/Progress.h"
 
 #include <llvm/ADT/Statistic.h>
 #include <llvm/Support/CommandLine.h>
@@ -119,9 +120,15 @@ llvm::Expected<GpuRun> runFromOptions(const Module &m, DiagEngine &diags,
   if (!machine)
     return machine.takeError();
   run.machine = std::move(*machine);
+  Progress progress("simulating GPUs", opts::showProgress() ? requestsTotal(s) : 0, "requests");
+  if (progress.enabled())
+    run.options.progress = &progress;
   auto result = runGpuModel(s, *run.machine, run.options);
+  run.options.progress = nullptr;
   if (!result)
     return result.takeError();
+  progress.update(result->requests());
+  progress.finish();
   run.result = std::move(*result);
   const GpuRunResult &r = run.result;
   if (!r.finished) {
