@@ -504,10 +504,9 @@ void Engine::wake(uint32_t w, uint64_t t) {
 
 void Engine::runCu(uint32_t c, uint64_t t) {
   Cu &cu = cus_[c];
-  cu.scheduled = false;
+  cu.scheduled = true;   // wavefronts woken while it runs are taken by this loop
   while (!cu.ready.empty() && error_.empty()) {
     if (t < cu.nextIssue) {
-      cu.scheduled = true;
       push(cu.nextIssue, Ev::CuRun, c);
       return;
     }
@@ -532,9 +531,11 @@ void Engine::runCu(uint32_t c, uint64_t t) {
       break;
     case Step::Full:
       cu.full = true;   // until a response frees a slot
+      cu.scheduled = false;
       return;
     }
   }
+  cu.scheduled = false;
 }
 
 Step Engine::advance(uint32_t w, uint64_t t) {
