@@ -97,8 +97,9 @@ cl::opt<std::string> OptModel("sim-model", cl::value_desc("name"),
                                        "a fabric), topo (L and G per message from the fabric, "
                                        "the default with one), flow (messages as flows sharing "
                                        "the fabric's links max-min fairly), atlahs (ATLAHS's "
-                                       "variant), or another one registered (an unknown name "
-                                       "lists them)"),
+                                       "variant), gpu (GPU kernels' load-store instructions on "
+                                       "NoC-level GPUs), or another one registered (an unknown "
+                                       "name lists them)"),
                               cl::cat(opts::simCategory()));
 cl::opt<std::string> OptReport("sim-report", cl::value_desc("text|json"),
                                cl::desc("Report format: text (LogGOPSim's output, default) or "
