@@ -631,6 +631,12 @@ void Engine::finishWave(uint32_t w, uint64_t t) {
 }
 
 void Engine::issue(uint32_t w, const Instruction &x, uint64_t t) {
+  if (o_.maxRequests && r_.requests() >= o_.maxRequests) {
+    fail(fmt::format("-sim-model=gpu: the kernels issue more than {} requests "
+                     "(-gpu-max-requests)",
+                     o_.maxRequests));
+    return;
+  }
   Wave &wv = waves_[w];
   const Group &G = groups_[wv.group];
   Cu &cu = cus_[G.cu];

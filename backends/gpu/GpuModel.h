@@ -44,6 +44,7 @@ struct GpuModelOptions {
   uint32_t reduceCycles = 1;        // per Reduce instruction (one cache line)
   bool fairArbitration = false;     // links alternate control and data
   uint32_t controlBytes = 16;       // a request without data, an ack, a semaphore access
+  uint64_t maxRequests = 0;         // stop with an error beyond this many (0: no limit)
   Progress *progress = nullptr;     // -progress: requests issued of requestsTotal()
 };
 

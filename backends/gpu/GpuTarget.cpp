@@ -55,6 +55,12 @@ cl::opt<unsigned> OptControlBytes("gpu-control-bytes", cl::init(16), cl::value_d
                                            "1..4096, default 16)"),
                                   cl::cat(opts::simCategory()));
 
+cl::opt<uint64_t> OptMaxRequests("gpu-max-requests", cl::init(0), cl::value_desc("n"),
+                                  cl::desc("-sim-model=gpu: stop with an error once the kernels "
+                                           "have issued n requests, for a bounded look at a big "
+                                           "run (default 0: no limit; -progress shows the total)"),
+                                  cl::cat(opts::simCategory()));
+
 /// The paper's generic GPU (§5.1): gpu_noc's defaults, its I/O ports on one switch.
 std::string genericFabric(uint32_t gpus) {
   return fmt::format("single_tier:hosts={},host=gpu_noc,bw=128GiB/s", gpus);
@@ -85,6 +91,7 @@ llvm::Expected<GpuModelOptions> options() {
   o.reduceCycles = OptReduceCycles;
   o.fairArbitration = OptArbitration == "fair";
   o.controlBytes = OptControlBytes;
+  o.maxRequests = OptMaxRequests;
   return o;
 }
 
@@ -239,9 +246,9 @@ llvm::Error runGpu(TargetContext &ctx) {
     *os << j.dump(2) << "\n";
     return llvm::Error::success();
   }
-  *os << fmt::format("Model: gpu, {} GPUs of {}; {}-byte lines, unroll {}, {} ps cycle, {} "
+  *os << fmt::format("Model: gpu, {} GPU{} of {}; {}-byte lines, unroll {}, {} ps cycle, {} "
                      "workgroup(s) per CU, {} requests in flight per CU, {} arbitration\n",
-                     k->numGpus, m.fabric ? "the fabric '" + machineName + "'"
+                     k->numGpus, k->numGpus == 1 ? "" : "s", m.fabric ? "the fabric '" + machineName + "'"
                                           : "the generic GPU (" + machineName + ")",
                      k->loadStore->cacheLine, k->loadStore->unroll, opt->cyclePs,
                      opt->workgroupsPerCu, opt->maxOutstanding,
@@ -253,8 +260,11 @@ llvm::Error runGpu(TargetContext &ctx) {
                        ns(r.kernels[kn].endPs - r.kernels[kn].startPs));
   *os << fmt::format("Requests: {} ({} loads, {} stores, {} semaphore accesses); {} events\n",
                      r.requests(), r.loads, r.stores, r.semaphoreAccesses, r.events);
-  *os << fmt::format("Maximum finishing time: {} ns (gpu {} kernel {})\n", ns(r.makespanPs),
-                     k->kernels[last].gpu, last);
+  if (k->kernels.empty())
+    *os << fmt::format("Maximum finishing time: {} ns (no kernels)\n", ns(r.makespanPs));
+  else
+    *os << fmt::format("Maximum finishing time: {} ns (gpu {} kernel {})\n", ns(r.makespanPs),
+                       k->kernels[last].gpu, last);
   return llvm::Error::success();
 }
 
@@ -267,7 +277,7 @@ sim::RegisterSimModel GpuModel({
     .pipeline = {},
     .runKernels = runGpu,
     .options = {&OptWgPerCu, &OptClock, &OptMaxOutstanding, &OptReduceCycles, &OptArbitration,
-                &OptControlBytes},
+                &OptControlBytes, &OptMaxRequests},
 });
 
 } // namespace

@@ -96,6 +96,10 @@ const std::vector<Target> &targets() {
       // GPU kernels run as their messages (lower-kernels) on the simulator.
       fileTarget("msccl", "plan.json", {"-emit=sim"}),
       fileTarget("kernels", "workload.kernels", {"-emit=sim"}),
+      // The same run on the GPU model, on four small NoC GPUs, at most 20,000 requests.
+      fileTarget("kernels-gpu", "workload.kernels",
+                 {"-fabric=single_tier:hosts=4,host=gpu_noc(mesh=2x2,cus=2,hbm=2,io=1)",
+                  "-sim-model=gpu", "-gpu-max-requests=20000"}),
       fileTarget("vef", "trace.vef", {"-emit=sim"}),
       // An Nsight Systems SQLite export of an NCCL run (one node's file).
       fileTarget("nsys", "node.sqlite", {"-emit=sim"}),

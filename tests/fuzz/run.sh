@@ -13,7 +13,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 build="$1"; limit="$2"; shift 2
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(infragraph-yaml infragraph-json blueprint goal-text goal-bin
-                                     liballprof jobs place-map msccl kernels chakra otf2 vef spc nsys)
+                                     liballprof jobs place-map msccl kernels kernels-gpu chakra otf2 vef spc nsys)
 mkdir -p "$build/fuzz/artifacts"
 status=0
 for t in "${targets[@]}"; do

@@ -274,6 +274,9 @@ TEST(GpuModel, ErrorMessages) {
   EXPECT_NE(ll.find("-sim-model=gpu does not model LL packets and their flag polling yet"),
             std::string::npos)
       << ll;
+  EXPECT_EQ(err({plan, "-sim-model=gpu", "-gpu-max-requests=100"}),
+            "infracc: error: -sim-model=gpu: the kernels issue more than 100 requests "
+            "(-gpu-max-requests)\n");
   // The model's options with another model, which would ignore them.
   EXPECT_EQ(err({sourcePath("examples/ring-allreduce-16.goal"), "-max-outstanding=8"}),
             "infracc: error: -max-outstanding applies to -sim-model=gpu, not to -sim-model=lgs\n");
