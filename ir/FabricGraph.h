@@ -117,6 +117,19 @@ public:
   const EdgeRec &edge(EdgeId e) const { return edges_[e]; }
   llvm::ArrayRef<EdgeRec> edges() const { return edges_; }
   const LinkInfo &link(LinkId l) const { return links_[l]; }
+
+  // --- Directed links -------------------------------------------------------------
+  // Models that load each direction of a link separately number them 2e (edge e from
+  // its u to its v) and 2e + 1 (back): 0 .. 2 * numEdges() - 1.
+  uint32_t directedLink(EdgeId e, NodeId from) const {
+    return 2 * e + (edges_[e].u == from ? 0 : 1);
+  }
+  NodeId directedFrom(uint32_t d) const { return d & 1 ? edges_[d / 2].v : edges_[d / 2].u; }
+  NodeId directedTo(uint32_t d) const { return d & 1 ? edges_[d / 2].u : edges_[d / 2].v; }
+  /// "a.0.x.1 -> b.0.y.2"
+  std::string directedLinkName(uint32_t d) const {
+    return name(directedFrom(d)) + " -> " + name(directedTo(d));
+  }
   llvm::ArrayRef<LinkInfo> links() const { return links_; }
 
   // --- Structure ------------------------------------------------------------------

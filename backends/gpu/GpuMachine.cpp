@@ -75,7 +75,7 @@ llvm::Expected<std::unique_ptr<GpuMachine>> GpuMachine::build(const FabricGraph 
       std::vector<std::pair<NodeId, uint32_t>> own;
       for (const FabricGraph::Adjacent &a : g.neighbours(n))
         if (a.node >= G.firstNode && a.node < G.firstNode + G.numNodes)
-          own.push_back({a.node, 2 * a.edge + (g.edge(a.edge).u == n ? 0 : 1)});
+          own.push_back({a.node, g.directedLink(a.edge, n)});
       std::sort(own.begin(), own.end());
       if (own.size() >= NoSlot)
         return inputError(fmt::format("-sim-model=gpu: '{}' has {} links inside its GPU; at "
@@ -108,42 +108,25 @@ llvm::Expected<std::unique_ptr<GpuMachine>> GpuMachine::build(const FabricGraph 
   return m;
 }
 
-std::string GpuMachine::linkName(uint32_t d) const {
-  const FabricGraph::EdgeRec &er = g_.edge(d / 2);
-  NodeId from = d & 1 ? er.v : er.u, to = d & 1 ? er.u : er.v;
-  return g_.name(from) + " -> " + g_.name(to);
-}
-
-uint32_t GpuMachine::linkBetween(NodeId from, NodeId to) const {
-  for (const FabricGraph::Adjacent &a : g_.neighbours(from))
-    if (a.node == to)
-      return 2 * a.edge + (g_.edge(a.edge).u == from ? 0 : 1);
-  return ~0u;
-}
-
 void GpuMachine::fillInside(const NocGpu &G, uint32_t target, std::vector<uint8_t> &row) {
   // Breadth-first from the target over the GPU's own links, in slot order.
   const std::vector<uint32_t> &start = adjStart_[G.kind];
-  std::vector<uint32_t> hops(G.numNodes, ~0u);
+  std::vector<bool> seen(G.numNodes, false);
   row.assign(G.numNodes, NoSlot);
   std::deque<uint32_t> queue{target};
-  hops[target] = 0;
+  seen[target] = true;
   while (!queue.empty()) {
     uint32_t x = queue.front();
     queue.pop_front();
     for (uint32_t slot = 0; slot < start[x + 1] - start[x]; ++slot) {
-      uint32_t d = localLinks_[G.adjBase + start[x] + slot];
-      const FabricGraph::EdgeRec &er = g_.edge(d / 2);
-      uint32_t y = (d & 1 ? er.u : er.v) - G.firstNode;
-      if (hops[y] != ~0u)
+      uint32_t y = g_.directedTo(localLinks_[G.adjBase + start[x] + slot]) - G.firstNode;
+      if (seen[y])
         continue;
-      hops[y] = hops[x] + 1;
+      seen[y] = true;
       queue.push_back(y);
       // y's slot toward x: the link of y that ends at x.
       for (uint32_t back = 0; back < start[y + 1] - start[y]; ++back) {
-        uint32_t b = localLinks_[G.adjBase + start[y] + back];
-        const FabricGraph::EdgeRec &eb = g_.edge(b / 2);
-        if ((b & 1 ? eb.u : eb.v) == x + G.firstNode) {
+        if (g_.directedTo(localLinks_[G.adjBase + start[y] + back]) == x + G.firstNode) {
           row[y] = static_cast<uint8_t>(back);
           break;
         }
@@ -158,18 +141,17 @@ const GpuMachine::Toward &GpuMachine::toward(NodeId port) {
     return *it->second;
   auto t = std::make_unique<Toward>();
   std::deque<NodeId> queue{port};
-  t->hops[port] = 0;
+  (*t)[port] = {~0u, 0};
   while (!queue.empty()) {
     NodeId x = queue.front();
     queue.pop_front();
-    uint32_t h = t->hops[x];
+    uint32_t h = (*t)[x].hops;
     for (const FabricGraph::Adjacent &a : g_.neighbours(x)) {
       bool inGpu = gpuOfNode_[a.node] != ~0u;
       // Inside GPUs only ports are reached (and not left): routes never cross a GPU.
-      if ((inGpu && !isPort_[a.node]) || t->hops.count(a.node))
+      if ((inGpu && !isPort_[a.node]) || t->count(a.node))
         continue;
-      t->hops[a.node] = h + 1;
-      t->next[a.node] = x;
+      (*t)[a.node] = {g_.directedLink(a.edge, a.node), h + 1};
       if (!inGpu)
         queue.push_back(a.node);
     }
@@ -179,8 +161,8 @@ const GpuMachine::Toward &GpuMachine::toward(NodeId port) {
 
 uint32_t GpuMachine::nextOutside(NodeId at, NodeId target) {
   const Toward &t = toward(target);
-  auto it = t.next.find(at);
-  return it == t.next.end() ? ~0u : linkBetween(at, it->second);
+  auto it = t.find(at);
+  return it == t.end() ? ~0u : it->second.link;
 }
 
 bool GpuMachine::ports(uint32_t from, uint32_t to, uint64_t line, NodeId &out, NodeId &in) {
@@ -192,12 +174,12 @@ bool GpuMachine::ports(uint32_t from, uint32_t to, uint64_t line, NodeId &out, N
     for (NodeId q : gpus_[to].ports) {
       const Toward &t = toward(q);
       for (NodeId p : gpus_[from].ports) {
-        auto h = t.hops.find(p);
-        if (h == t.hops.end() || h->second > fewest)
+        auto h = t.find(p);
+        if (h == t.end() || h->second.hops > fewest)
           continue;
-        if (h->second < fewest)
+        if (h->second.hops < fewest)
           best.clear();
-        fewest = h->second;
+        fewest = h->second.hops;
         best.push_back({p, q});
       }
     }

@@ -33,7 +33,7 @@ struct NocGpu {
   std::vector<NodeId> cus, memories, ports;   // compute units, memory channels, I/O ports
 };
 
-/// A link in one direction: 2e is edge e from its u to its v, 2e+1 back.
+/// A link in one direction (FabricGraph::directedLink's numbering).
 struct DirectedLink {
   uint64_t bitsPerSecond = 0;   // 0: does not limit (inside a switch)
   uint64_t latencyPs = 0;
@@ -51,8 +51,6 @@ public:
   const std::vector<NocGpu> &gpus() const { return gpus_; }
   const DirectedLink &link(uint32_t d) const { return links_[d]; }
   uint32_t numLinks() const { return static_cast<uint32_t>(links_.size()); }
-  /// "gpu_noc.0.cu.3 -> gpu_noc.0.router.0"
-  std::string linkName(uint32_t d) const;
   /// Which GPU a node belongs to (~0u: none).
   uint32_t gpuOf(NodeId n) const { return gpuOfNode_[n]; }
 
@@ -73,7 +71,6 @@ public:
 
 private:
   explicit GpuMachine(const FabricGraph &g) : g_(g) {}
-  uint32_t linkBetween(NodeId from, NodeId to) const;
 
   const FabricGraph &g_;
   std::vector<NocGpu> gpus_;
@@ -95,11 +92,12 @@ private:
   std::vector<std::vector<std::vector<uint8_t>>> inside_;   // [kind][target][node]
   std::vector<std::vector<uint32_t>> adjStart_;              // [kind][node]: first slot
   std::vector<uint32_t> localLinks_;                         // per GPU: its directed links
-  // Per destination port: the next node toward it, and hops, from nodes outside GPUs.
-  struct Toward {
-    llvm::DenseMap<NodeId, NodeId> next;
-    llvm::DenseMap<NodeId, uint32_t> hops;
+  // Per destination port, from each node outside GPUs (and each port) that reaches it:
+  // the directed link to take and the hops left.
+  struct Hop {
+    uint32_t link, hops;
   };
+  using Toward = llvm::DenseMap<NodeId, Hop>;
   llvm::DenseMap<NodeId, std::unique_ptr<Toward>> outside_;
   const Toward &toward(NodeId port);
   llvm::DenseMap<uint64_t, std::vector<std::pair<NodeId, NodeId>>> pairs_;

@@ -149,7 +149,7 @@ struct Packet {
   uint64_t tail = 0;                 // when its last byte is at `at`
   NodeId at = 0, target = 0;         // where it is, where it goes
   NodeId out = InvalidNode, in = InvalidNode;   // ports between GPUs (none: local)
-  NodeId cu = 0, memory = 0;
+  NodeId cu = 0;
   uint32_t wave = 0, bytes = 0, semaphore = 0, lineBytes = 0;
   InstrKind kind = InstrKind::Load;
   uint32_t nextWaiting = ~0u;        // the packet behind it in a link's queue
@@ -318,11 +318,10 @@ llvm::Expected<GpuRunResult> Engine::run() {
   }
 
   deps_.assign(s_.numOps(), 0);
-  for (uint32_t g = 0; g < s_.numOps(); ++g) {
-    uint32_t base = s_.rankBegin(s_.rankOf(g));
-    for (uint32_t i = 0; i < s_.numSuccessors(g); ++i)
-      ++deps_[base + s_.successor(g, i)];
-  }
+  for (uint32_t rank = 0; rank < s_.numRanks(); ++rank)
+    for (uint32_t g = s_.rankBegin(rank); g < s_.rankBegin(rank) + s_.numOps(rank); ++g)
+      for (uint32_t i = 0; i < s_.numSuccessors(g); ++i)
+        ++deps_[s_.rankBegin(rank) + s_.successor(g, i)];
   for (uint32_t rank = 0; rank < s_.numRanks(); ++rank)
     for (uint32_t i = 0; i < s_.numOps(rank); ++i) {
       uint32_t g = s_.globalIndex(rank, i);
@@ -367,17 +366,13 @@ llvm::Expected<GpuRunResult> Engine::run() {
   if (!error_.empty())
     return inputError(error_);
 
-  r_.finished = true;
-  for (uint32_t kn = 0; kn < k_.kernels.size(); ++kn) {
-    if (!r_.kernels[kn].finished)
-      r_.finished = false;
-    r_.makespanPs = std::max(r_.makespanPs, r_.kernels[kn].endPs);
-  }
+  for (const KernelRun &kr : r_.kernels)
+    r_.makespanPs = std::max(r_.makespanPs, kr.endPs);
   r_.makespanPs = std::max(r_.makespanPs, now);
+  r_.cuBusyPs.resize(m_.gpus().size());
   for (const Cu &c : cus_)
-    r_.cuBusyPs.push_back(c.busyPs);
-  r_.cuBase = cuBase_;
-  if (!r_.finished) {
+    r_.cuBusyPs[c.gpu].push_back(c.busyPs);
+  if (!r_.finished()) {
     // Name what waits: undispatched workgroups, then wavefronts that never ended.
     static const char *const what[] = {"ready", "at a Waitcnt", "at a Nop", "at a Barrier",
                                        "waiting for a semaphore", "draining its requests",
@@ -677,8 +672,7 @@ void Engine::issue(uint32_t w, const Instruction &x, uint64_t t) {
   ++cu.outstanding;
   const NocGpu &dst = m_.gpus()[owner];
   uint64_t lineNo = addr / line_;
-  p.memory = dst.memories[lineNo % dst.memories.size()];
-  p.target = p.memory;
+  p.target = dst.memories[lineNo % dst.memories.size()];
   if (owner != cu.gpu && !m_.ports(cu.gpu, owner, lineNo, p.out, p.in)) {
     fail(fmt::format("-sim-model=gpu: the fabric has no route from GPU {} to GPU {} (their I/O "
                      "ports are not joined)",
@@ -756,8 +750,9 @@ void Engine::route(uint32_t pi, uint64_t t) {
     }
     LinkState &L = links_[l];
     if (L.bare) {
+      const FabricGraph &g = m_.graph();
       fail(fmt::format("-sim-model=gpu: the link {} ('{}') has no bandwidth; give it one",
-                       m_.linkName(l), m_.graph().link(m_.graph().edge(l / 2).link).name));
+                       g.directedLinkName(l), g.link(g.edge(l / 2).link).name));
       return;
     }
     if (L.busyUntil <= t && L.waiting == 0) {
@@ -793,8 +788,7 @@ void Engine::transmit(uint32_t l, uint32_t pi, uint64_t t) {
   u.bytes += p.bytes;
   ++u.packets;
   u.busyPs += end - t;
-  const FabricGraph::EdgeRec &er = m_.graph().edge(l / 2);
-  p.at = l & 1 ? er.u : er.v;
+  p.at = m_.graph().directedTo(l);
   p.tail = end + L.latencyPs;
   // A link without latency hands the head on at once (on-chip links usually have none):
   // no event, which halves the events per request on the generic GPU.

@@ -26,6 +26,7 @@
 
 #include <llvm/Support/Error.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -65,16 +66,17 @@ struct WorkgroupRun {
 };
 
 struct GpuRunResult {
-  bool finished = false;
   std::vector<std::string> stuck;   // what waits forever, when not finished
   uint64_t makespanPs = 0;
   std::vector<KernelRun> kernels;   // per kernel of the kernel level
-  std::vector<uint64_t> cuBusyPs;   // per machine GPU, per CU: gpus x cus, flattened
-  std::vector<uint32_t> cuBase;     // per machine GPU: its first entry in cuBusyPs
+  std::vector<std::vector<uint64_t>> cuBusyPs;   // per machine GPU, per CU
   std::vector<LinkUse> links;       // per directed link (GpuMachine numbering)
   std::vector<WorkgroupRun> workgroups;   // in dispatch order
   uint64_t loads = 0, stores = 0, semaphoreAccesses = 0, events = 0;
   uint64_t requests() const { return loads + stores + semaphoreAccesses; }
+  bool finished() const {
+    return std::all_of(kernels.begin(), kernels.end(), [](const KernelRun &k) { return k.finished; });
+  }
 };
 
 /// Checks that the schedule is one this model runs (unrolled kernel launches and

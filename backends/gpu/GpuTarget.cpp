@@ -138,7 +138,7 @@ llvm::Expected<GpuRun> runFromOptions(const Module &m, DiagEngine &diags,
   progress.finish();
   run.result = std::move(*result);
   const GpuRunResult &r = run.result;
-  if (!r.finished) {
+  if (!r.finished()) {
     diags.error(where, fmt::format("-sim-model=gpu: the kernels cannot finish; {} things wait "
                                    "forever",
                                    r.stuck.size()));
@@ -168,7 +168,7 @@ llvm::Error runGpu(TargetContext &ctx) {
     return run.takeError();
   const KernelLevel *k = m.schedule->kernels();
   const GpuRunResult &r = run->result;
-  const GpuModelOptions *opt = &run->options;
+  const GpuModelOptions &opt = run->options;
   const std::string &machineName = run->machineName;
   auto os = ctx.output.stream();
   if (!os)
@@ -190,7 +190,7 @@ llvm::Error runGpu(TargetContext &ctx) {
     llvm::errs() << "Hottest links (busy time):\n";
     for (size_t i = 0; i < std::min<size_t>(5, hot.size()); ++i)
       llvm::errs() << fmt::format("  {}: {:.1f}% busy, {} bytes, {} packets, at most {} waiting\n",
-                                  mc.linkName(hot[i]),
+                                  mc.graph().directedLinkName(hot[i]),
                                   r.makespanPs ? 100.0 * r.links[hot[i]].busyPs / r.makespanPs : 0.0,
                                   r.links[hot[i]].bytes, r.links[hot[i]].packets,
                                   r.links[hot[i]].peakQueue);
@@ -201,12 +201,12 @@ llvm::Error runGpu(TargetContext &ctx) {
     j["machine"] = machineName;
     j["parameters"] = {{"cache_line_bytes", k->loadStore->cacheLine},
                        {"unroll", k->loadStore->unroll},
-                       {"cycle_ps", opt->cyclePs},
-                       {"workgroups_per_cu", opt->workgroupsPerCu},
-                       {"max_outstanding", opt->maxOutstanding},
-                       {"reduce_cycles_per_line", opt->reduceCycles},
-                       {"noc_arbitration", opt->fairArbitration ? "fair" : "fifo"},
-                       {"control_bytes", opt->controlBytes}};
+                       {"cycle_ps", opt.cyclePs},
+                       {"workgroups_per_cu", opt.workgroupsPerCu},
+                       {"max_outstanding", opt.maxOutstanding},
+                       {"reduce_cycles_per_line", opt.reduceCycles},
+                       {"noc_arbitration", opt.fairArbitration ? "fair" : "fifo"},
+                       {"control_bytes", opt.controlBytes}};
     j["makespan_ns"] = nsValue(r.makespanPs);
     j["requests"] = {{"loads", r.loads},
                      {"stores", r.stores},
@@ -223,8 +223,8 @@ llvm::Error runGpu(TargetContext &ctx) {
     nlohmann::ordered_json gpus = nlohmann::ordered_json::array();
     for (uint32_t gpu = 0; gpu < k->numGpus; ++gpu) {
       nlohmann::ordered_json busy = nlohmann::ordered_json::array();
-      for (uint32_t c = 0; c < mc.gpus()[gpu].cus.size(); ++c)
-        busy.push_back(r.makespanPs ? double(r.cuBusyPs[r.cuBase[gpu] + c]) / r.makespanPs : 0.0);
+      for (uint64_t ps : r.cuBusyPs[gpu])
+        busy.push_back(r.makespanPs ? double(ps) / r.makespanPs : 0.0);
       gpus.push_back({{"gpu", gpu},
                       {"device", mc.graph().composedDeviceName(mc.gpus()[gpu].firstNode)},
                       {"cu_busy_fraction", std::move(busy)}});
@@ -235,7 +235,7 @@ llvm::Error runGpu(TargetContext &ctx) {
       const LinkUse &u = r.links[l];
       if (!u.packets)
         continue;
-      links.push_back({{"link", mc.linkName(l)},
+      links.push_back({{"link", mc.graph().directedLinkName(l)},
                        {"kind", mc.graph().link(mc.graph().edge(l / 2).link).name},
                        {"bytes", u.bytes},
                        {"packets", u.packets},
@@ -250,9 +250,9 @@ llvm::Error runGpu(TargetContext &ctx) {
                      "workgroup(s) per CU, {} requests in flight per CU, {} arbitration\n",
                      k->numGpus, k->numGpus == 1 ? "" : "s", m.fabric ? "the fabric '" + machineName + "'"
                                           : "the generic GPU (" + machineName + ")",
-                     k->loadStore->cacheLine, k->loadStore->unroll, opt->cyclePs,
-                     opt->workgroupsPerCu, opt->maxOutstanding,
-                     opt->fairArbitration ? "fair" : "fifo");
+                     k->loadStore->cacheLine, k->loadStore->unroll, opt.cyclePs,
+                     opt.workgroupsPerCu, opt.maxOutstanding,
+                     opt.fairArbitration ? "fair" : "fifo");
   *os << "Kernels:\n";
   for (uint32_t kn = 0; kn < k->kernels.size(); ++kn)
     *os << fmt::format("  gpu {} kernel {}: {} ns .. {} ns ({} ns)\n", k->kernels[kn].gpu, kn,

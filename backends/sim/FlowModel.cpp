@@ -102,11 +102,6 @@ constexpr uint32_t Far = ~0u;
 /// as they can (one between two groups joined directly), then as few hops.
 constexpr uint32_t GlobalWeight = 1u << 16;
 
-/// Directed link of edge e: 2e from its u to its v, 2e + 1 back.
-uint32_t directed(const FabricGraph &g, EdgeId e, NodeId from) {
-  return 2 * e + (g.edge(e).u == from ? 0 : 1);
-}
-
 class FlowNetwork : public LinkCostModel, public MessageNetwork {
 public:
   FlowNetwork(const FabricGraph &g, std::vector<double> capacity, bool spray)
@@ -149,12 +144,6 @@ public:
   void report(nlohmann::json &out, const Schedule &s, uint64_t makespan) const override;
   void printStats(llvm::raw_ostream &os, uint64_t makespan) const override;
 
-  std::string linkName(uint32_t d) const {
-    const FabricGraph::EdgeRec &e = g_.edge(d / 2);
-    NodeId from = d % 2 ? e.v : e.u, to = d % 2 ? e.u : e.v;
-    return g_.name(from) + " -> " + g_.name(to);
-  }
-
   const FabricGraph &g_;
   FlowSharing sharing_;
   bool spray_;
@@ -170,9 +159,9 @@ void FlowNetwork::report(nlohmann::json &out, const Schedule &s, uint64_t makesp
     nlohmann::json path = nlohmann::json::array();
     for (const RouteHop &h : sharing_.route(r.route)) {
       if (h.weight == 1.0)
-        path.push_back(linkName(h.link));
+        path.push_back(g_.directedLinkName(h.link));
       else
-        path.push_back({{"link", linkName(h.link)}, {"share", h.weight}});
+        path.push_back({{"link", g_.directedLinkName(h.link)}, {"share", h.weight}});
     }
     uint32_t rank = s.rankOf(r.id);
     flows.push_back({{"send_op", r.id - s.rankBegin(rank)},
@@ -191,7 +180,7 @@ void FlowNetwork::report(nlohmann::json &out, const Schedule &s, uint64_t makesp
   for (uint32_t d = 0; d < st.size(); ++d) {
     if (st[d].peakFlows == 0)
       continue;
-    links.push_back({{"link", linkName(d)},
+    links.push_back({{"link", g_.directedLinkName(d)},
                      {"capacity_bytes_per_ns", sharing_.capacity(d)},
                      {"bytes", st[d].bytes},
                      {"busy_ns", st[d].busy},
@@ -232,7 +221,8 @@ void FlowNetwork::printStats(llvm::raw_ostream &os, uint64_t makespan) const {
   for (size_t i = 0; i < used.size() && i < 5; ++i) {
     uint32_t d = used[i];
     os << fmt::format("  {}: {:.1f}% utilised, busy {:.1f}%, {:.0f} bytes, at most {} flows\n",
-                      linkName(d), makespan ? 100.0 * util(d) / double(makespan) : 0.0,
+                      g_.directedLinkName(d),
+                      makespan ? 100.0 * util(d) / double(makespan) : 0.0,
                       makespan ? 100.0 * st[d].busy / double(makespan) : 0.0, st[d].bytes,
                       st[d].peakFlows);
   }
@@ -767,7 +757,7 @@ llvm::Expected<std::unique_ptr<LinkCostModel>> makeFlowNetwork(const Module &m,
     return it->second;
   };
   auto addHop = [&](EdgeId e, NodeId from, double w, uint32_t msg) -> llvm::Error {
-    uint32_t d = directed(g, e, from);
+    uint32_t d = g.directedLink(e, from);
     if (bare[e] && !defaultBytesPerNs) {
       const FlowEnds &fe = ends[msg];
       return inputError(fmt::format(
@@ -799,7 +789,7 @@ llvm::Expected<std::unique_ptr<LinkCostModel>> makeFlowNetwork(const Module &m,
     if (!router.reaches(a))
       continue;   // an endpoint with no way to its NIC inside the host: nothing to add
     auto take = [&](EdgeId e, NodeId from, double w) {
-      uint32_t d = directed(g, e, from);
+      uint32_t d = g.directedLink(e, from);
       if (capacity[d] != FlowSharing::Never && !bare[e])
         leg.hops.push_back({d, w});
     };

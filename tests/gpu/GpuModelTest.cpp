@@ -90,9 +90,10 @@ TEST(GpuModel, TwoComputeUnitsContendForOneChannel) {
                                       "-wavefronts=1", "-sim-report=json"}));
   bool found = false;
   for (const auto &l : j["links"])
-    if (l["link"] == "single-tier-fabric.gpu_noc.0.router.0 -> single-tier-fabric.gpu_noc.0.hbm.0" ||
-        (l["kind"] == "hbm_link" && l["bytes"] == 256)) {
+    if (l["link"] == "gpu_noc.0.router.0 -> gpu_noc.0.hbm.0") {
       found = true;
+      EXPECT_EQ(l["kind"], "hbm_link");
+      EXPECT_EQ(l["bytes"], 256);
       EXPECT_EQ(l["packets"], 2);
       EXPECT_EQ(l["peak_waiting"], 1);
       EXPECT_DOUBLE_EQ(l["busy_fraction"].get<double>(), 2000.0 / 62125.0);
