@@ -31,57 +31,24 @@ Curve traceCurve(Model &m, const Rational &lo, const Rational &hi, bool checkCon
   c.lo = lo;
   c.hi = hi;
   const uint64_t sweeps0 = m.sweeps();
-  auto eval = [&](const Rational &p) {
-    Evaluation e = m.evaluate(p, checkContention);
-    c.pointsChecked += e.checked;
-    if (e.contention && !c.contention) {
-      c.contention = e.contention;
-      c.contentionAt = p;
-    }
-    return e;
+  const std::vector<PathLine> lines = m.envelope(lo, hi);
+  // Consecutive lines (slopes rising) cross where the critical path changes.
+  auto cross = [](const PathLine &u, const PathLine &v) {
+    return Rational(u.A - v.A, Int128(v.B) - u.B);
   };
-  Evaluation a = eval(lo);
-  if (lo == hi) {
-    c.segments.push_back({lo, hi, a.right});
-    c.sweeps = m.sweeps() - sweeps0;
-    return c;
-  }
-  Evaluation b = eval(hi);
-  struct Interval {
-    Rational a, b;
-    PathLine la, lb;   // right tangent at a, left tangent at b
-  };
-  // Depth first, left half first, so the segments come out in order.
-  std::vector<Interval> stack{{lo, hi, a.right, b.left}};
-  while (!stack.empty()) {
-    Interval iv = stack.back();
-    stack.pop_back();
-    if (iv.la.B == iv.lb.B) {
-      assert(iv.la.A == iv.lb.A && "tangents of equal slope on a convex curve coincide");
-      c.segments.push_back({iv.a, iv.b, iv.la});
-      continue;
+  for (size_t i = 0; i < lines.size(); ++i)
+    c.segments.push_back({i ? cross(lines[i - 1], lines[i]) : lo,
+                          i + 1 < lines.size() ? cross(lines[i], lines[i + 1]) : hi, lines[i]});
+  if (checkContention)
+    for (const Rational &p : lo == hi ? std::vector<Rational>{lo} : std::vector<Rational>{lo, hi}) {
+      Evaluation e = m.evaluate(p, true);
+      assert(e.value == c.valueAt(p) && "the envelope and a direct evaluation agree");
+      ++c.pointsChecked;
+      if (e.contention && !c.contention) {
+        c.contention = e.contention;
+        c.contentionAt = p;
+      }
     }
-    // Where the two tangents cross; strictly inside (a, b) for a convex T.
-    Rational x(iv.la.A - iv.lb.A, Int128(iv.lb.B) - iv.la.B);
-    assert(iv.a < x && x < iv.b);
-    Evaluation ex = eval(x);
-    if (ex.value == iv.la.at(x)) {
-      c.segments.push_back({iv.a, x, iv.la});
-      c.segments.push_back({x, iv.b, iv.lb});
-      continue;
-    }
-    stack.push_back({x, iv.b, ex.right, iv.lb});
-    stack.push_back({iv.a, x, iv.la, ex.left});
-  }
-  // Merge neighbours on one line (a breakpoint found twice).
-  std::vector<Segment> merged;
-  for (const Segment &s : c.segments) {
-    if (!merged.empty() && merged.back().line.A == s.line.A && merged.back().line.B == s.line.B)
-      merged.back().end = s.end;
-    else
-      merged.push_back(s);
-  }
-  c.segments = std::move(merged);
   c.sweeps = m.sweeps() - sweeps0;
   return c;
 }

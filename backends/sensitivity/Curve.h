@@ -1,9 +1,8 @@
-// T(p) over an interval, exactly: the breakpoints of the convex, piecewise linear
-// finishing time are found with Eisner-Severance's search (evaluate the tangent lines
-// at both ends; where they cross, either T meets them, and that is the one breakpoint
-// between, or a new line lies above and the two halves are searched), one pass over
-// the model per point evaluated. Then tolerances, sensitivities and ratios read off
-// the segments.
+// T(p) over an interval, exactly: one pass over the model carries every element's time
+// as the upper envelope of its path lines over the interval (Model::envelope); T's
+// envelope gives the segments, whose ends are the breakpoints. Contention is checked
+// by evaluating the two ends. Then tolerances, sensitivities and ratios read off the
+// segments.
 #pragma once
 
 #include "backends/sensitivity/Model.h"
@@ -23,7 +22,7 @@ struct Curve {
   Rational lo, hi;
   std::vector<Segment> segments;      // in order, covering [lo, hi]
   uint64_t sweeps = 0;                // passes over the model
-  // Contention seen at any evaluated point (the first one found, and where).
+  // Contention seen at the ends of the range (the first one found, and where).
   std::optional<ContentionNote> contention;
   Rational contentionAt;
   uint64_t pointsChecked = 0;

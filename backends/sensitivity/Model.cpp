@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <iterator>
 
 namespace infracc::sens {
 
@@ -395,6 +396,190 @@ Evaluation Model::evaluate(const Rational &p, bool checkContention) {
   assert(Al.isInteger() && "a path line has an integer intercept");
   ev.left = {Al.num, t.Bl};
   return ev;
+}
+
+// --- the whole curve in one pass ----------------------------------------------------------
+
+namespace {
+/// [lo, hi] as lo = loP/loQ and hi = hiP/hiQ.
+struct Range {
+  int64_t loP, loQ, hiP, hiQ;
+  /// Lines u and v (u.b < v.b) meet at or left of lo: v is above u on all of (lo, hi].
+  bool meetAtOrBeforeLo(const Line &u, const Line &v) const {
+    return (Int128(u.a) - v.a) * loQ <= (Int128(v.b) - u.b) * loP;
+  }
+  /// ... at or right of hi: u is above v on all of [lo, hi).
+  bool meetAtOrAfterHi(const Line &u, const Line &v) const {
+    return (Int128(u.a) - v.a) * hiQ >= (Int128(v.b) - u.b) * hiP;
+  }
+};
+
+/// Whether m (l.b < m.b < r.b) is nowhere strictly above both l and r: l and r meet
+/// at or below it.
+/// (Times and slopes stay far below 2^62, as in evaluate(), so their differences fit
+/// 64 bits and each product is one 64x64 -> 128-bit multiplication.)
+bool hidden(const Line &l, const Line &m, const Line &r) {
+  return Int128(l.a - m.a) * (r.b - m.b) >= Int128(m.a - r.a) * (m.b - l.b);
+}
+
+/// Builds the upper envelope of lines offered in order of slope (push), then keeps the
+/// lines maximal on an interval of positive length in the range (the one line maximal
+/// just right of lo when the range is a point).
+struct Hull {
+  std::vector<Line> &out;
+  void push(const Line &l) {
+    if (!out.empty() && out.back().b == l.b) {
+      if (l.a <= out.back().a)
+        return;
+      out.pop_back();
+    }
+    while (out.size() >= 2 && hidden(out[out.size() - 2], out.back(), l))
+      out.pop_back();
+    out.push_back(l);
+  }
+  void trim(const Range &rg, bool point) {
+    size_t first = 0, last = out.size();
+    while (last - first >= 2 && rg.meetAtOrBeforeLo(out[first], out[first + 1]))
+      ++first;
+    if (point)
+      last = first + 1;
+    while (last - first >= 2 && rg.meetAtOrAfterHi(out[last - 2], out[last - 1]))
+      --last;
+    out.erase(out.begin() + static_cast<ptrdiff_t>(last), out.end());
+    out.erase(out.begin(), out.begin() + static_cast<ptrdiff_t>(first));
+  }
+};
+
+} // namespace
+
+std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi) {
+  assert(lo <= hi && lo.num >= INT64_MIN && hi.num <= INT64_MAX && lo.den <= INT64_MAX &&
+         hi.den <= INT64_MAX);
+  ++sweeps_;
+  const Range rg{static_cast<int64_t>(lo.num), static_cast<int64_t>(lo.den),
+                 static_cast<int64_t>(hi.num), static_cast<int64_t>(hi.den)};
+  const bool point = lo == hi;
+  const size_t E = kind_.size();
+
+  // How many candidates read each element, so that its envelope is dropped after the
+  // last one (at most six: the next element on its cpu, twice when G varies, on its
+  // nic, a message or two raises, a sink).
+  std::vector<uint8_t> uses(E, 0);
+  auto count = [&](uint32_t pr, Line) {
+    if (pr != None) {
+      assert(uses[pr] < 255);
+      ++uses[pr];
+    }
+  };
+  for (size_t e = 0; e < E; ++e)
+    forEachCandidate(static_cast<uint32_t>(e), count);
+  forEachSink(count);
+
+  // Envelopes live in slots; an element whose time is one earlier element's plus a
+  // line shares that element's slot (a calc, a post: most elements), so only maxima
+  // of several candidates build a new one. refs: reads still to come, over all the
+  // elements sharing the slot.
+  std::vector<std::vector<Line>> slots;
+  std::vector<uint32_t> refs, freeSlots;
+  auto release = [&](uint32_t pr) {
+    const uint32_t s = static_cast<uint32_t>(Bl_[pr]);
+    if (--refs[s] == 0)
+      freeSlots.push_back(s);
+  };
+  struct Candidate {
+    uint32_t pred;
+    Line c;
+  };
+  llvm::SmallVector<Candidate, 8> cands;
+  std::vector<Line> hull;
+  // The maximum of the candidates as an envelope (in `hull`): their lines merged by
+  // slope straight into the hull.
+  struct Source {
+    const Line *at, *end;
+    Line shift;
+  };
+  llvm::SmallVector<Source, 8> sources;
+  auto combine = [&] {
+    sources.clear();
+    for (const Candidate &cd : cands) {
+      if (cd.pred == None) {
+        sources.push_back({&cd.c, &cd.c + 1, Line{0, 0}});
+      } else {
+        const std::vector<Line> &v = slots[static_cast<size_t>(Bl_[cd.pred])];
+        const Line shift{A_[cd.pred] + cd.c.a, Br_[cd.pred] + cd.c.b};
+        // One envelope shifted twice by the same slope: the higher copy is above the
+        // other everywhere (a message's post and the cpu element before it, often).
+        auto same = std::find_if(sources.begin(), sources.end(), [&](const Source &o) {
+          return o.at == v.data() && o.shift.b == shift.b;
+        });
+        if (same == sources.end())
+          sources.push_back({v.data(), v.data() + v.size(), shift});
+        else
+          same->shift.a = std::max(same->shift.a, shift.a);
+      }
+    }
+    hull.clear();
+    Hull h{hull};
+    for (;;) {
+      Source *best = nullptr;
+      Line bl{};
+      for (Source &src : sources) {
+        if (src.at == src.end)
+          continue;
+        const Line l{src.at->a + src.shift.a, src.at->b + src.shift.b};
+        if (!best || l.b < bl.b || (l.b == bl.b && l.a < bl.a)) {
+          best = &src;
+          bl = l;
+        }
+      }
+      if (!best)
+        break;
+      ++best->at;
+      h.push(bl);
+    }
+    h.trim(rg, point);
+  };
+  for (size_t i = 0; i < E; ++i) {
+    const uint32_t e = static_cast<uint32_t>(i);
+    cands.clear();
+    forEachCandidate(e, [&](uint32_t pr, Line c) { cands.push_back({pr, c}); });
+    if (cands.size() == 1 && cands[0].pred != None) {
+      const uint32_t pr = cands[0].pred;
+      A_[e] = A_[pr] + cands[0].c.a;
+      Br_[e] = Br_[pr] + cands[0].c.b;
+      Bl_[e] = Bl_[pr];
+      refs[static_cast<size_t>(Bl_[e])] += uses[e];
+      release(pr);
+      continue;
+    }
+    if (uses[e]) {
+      combine();
+      uint32_t s;
+      if (!freeSlots.empty()) {
+        s = freeSlots.back();
+        freeSlots.pop_back();
+      } else {
+        s = static_cast<uint32_t>(slots.size());
+        slots.emplace_back();
+        refs.push_back(0);
+      }
+      slots[s].swap(hull);
+      refs[s] = uses[e];
+      A_[e] = Br_[e] = 0;
+      Bl_[e] = s;
+    }
+    for (const Candidate &cd : cands)
+      if (cd.pred != None)
+        release(cd.pred);
+  }
+  cands.clear();
+  forEachSink([&](uint32_t pr, Line c) { cands.push_back({pr, c}); });
+  combine();
+  std::vector<PathLine> out;
+  out.reserve(hull.size());
+  for (const Line &l : hull)
+    out.push_back(PathLine{Int128(l.a), l.b});
+  return out;
 }
 
 // --- contention ---------------------------------------------------------------------------

@@ -101,6 +101,12 @@ public:
 
   /// T at p, with the tangent lines on both sides; one pass over the elements.
   Evaluation evaluate(const Rational &p, bool checkContention = false);
+  /// T over [lo, hi] exactly, in one pass over the elements: the lines of its upper
+  /// envelope in order of slope, each maximal on an interval of positive length
+  /// (consecutive lines cross at the breakpoints; the first is T's right tangent at
+  /// lo, the last its left tangent at hi; one line when lo == hi). Every element's
+  /// time is kept as such an envelope only until the last element reading it.
+  std::vector<PathLine> envelope(const Rational &lo, const Rational &hi);
 
   uint64_t numElements() const { return kind_.size(); }
   uint64_t numMessages() const { return messages_; }
@@ -149,7 +155,8 @@ private:
   std::vector<uint32_t> predBegin_, pred_;
   // Per op: freed together with more than 16 others (LogGOPSim's sort is then not stable).
   std::vector<uint8_t> bigBatch_;
-  // Values of the last sweep: right line A + Br*p, left slope Bl.
+  // Values of the last sweep: right line A + Br*p, left slope Bl. During envelope():
+  // an element's envelope is envelope slot Bl shifted by the line A + Br*p.
   std::vector<int64_t> A_, Br_, Bl_;
 };
 

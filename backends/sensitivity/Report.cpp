@@ -62,9 +62,9 @@ void writeText(llvm::raw_ostream &os, const SensitivityReport &r) {
                         "dependencies and ignores it\n",
                         p, dec(c.contentionAt), u, c.contention->what);
     else
-      os << fmt::format("contention: none at the {} values of {} evaluated (T equals the "
-                        "simulator's there)\n",
-                        c.pointsChecked, p);
+      os << fmt::format("contention: none at {}={}{} {}, the ends of the range checked (T equals "
+                        "the simulator's there)\n",
+                        p, dec(c.lo), c.hi == c.lo ? "" : " and " + dec(c.hi), u);
   }
   if (r.simulated) {
     Rational diff = c.valueAt(c.lo) - *r.simulated;

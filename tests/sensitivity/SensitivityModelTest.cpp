@@ -169,6 +169,18 @@ void compareWithSimulator(const Family &f, ParamKind k, const char *flags, int64
     ASSERT_TRUE(m);
     Curve c = traceCurve(*m, Rational(0), Rational(hi), false);
     breakpoints += c.breakpoints().size();
+    // The curve is T's own: at every breakpoint a direct evaluation has the segment
+    // on the left as its left tangent and the one on the right as its right tangent
+    // (so no breakpoint is missing or spurious), and so at both ends.
+    for (size_t i = 0; i < c.segments.size(); ++i) {
+      const Segment &sg = c.segments[i];
+      Evaluation a = m->evaluate(sg.start), b = m->evaluate(sg.end);
+      ASSERT_EQ(a.right.A, sg.line.A) << f.name << " schedule " << n << " segment " << i;
+      ASSERT_EQ(a.right.B, sg.line.B) << f.name << " schedule " << n << " segment " << i;
+      ASSERT_EQ(b.left.A, sg.line.A) << f.name << " schedule " << n << " segment " << i;
+      ASSERT_EQ(b.left.B, sg.line.B) << f.name << " schedule " << n << " segment " << i;
+      ASSERT_LT(sg.start, sg.end);
+    }
     std::vector<int64_t> at;
     for (int i = 0; i < 24; ++i)
       at.push_back(lo + int64_t(rng() % uint64_t(hi - lo + 1)));
@@ -220,6 +232,48 @@ TEST(SensitivityModel, GapPerByteMatchesSimulator) {
 TEST(SensitivityModel, GapPerByteMatchesSimulatorRendezvous) {
   compareWithSimulator(Rendezvous, ParamKind::G, "-L 1000 -o 100 -g 50 -O 2 -S 50000", 40, 40,
                        100, /*lo=*/1);
+}
+
+// A range that does not start at 0, with fractional ends, is the same curve cut there;
+// a range of one point is one segment, the right tangent there.
+TEST(SensitivityModel, SubrangeIsTheCurveCut) {
+  std::mt19937_64 rng(0x5ab);
+  const sim::LogGPParams p = test::params("-o 200 -g 50 -G 2");
+  uint64_t cut = 0;
+  for (unsigned n = 0; n < 30; ++n) {
+    Schedule s = randomSchedule(rng, 2 + uint32_t(rng() % 6), 4 + uint32_t(rng() % 30), n % 2,
+                                1, 1, 100000);
+    auto m = build(s, p, ParamKind::L);
+    ASSERT_TRUE(m);
+    const Curve whole = traceCurve(*m, Rational(0), Rational(20000), false);
+    const Rational lo(int64_t(rng() % 9000) * 3 + 1, 3), hi(int64_t(10000 + rng() % 9000) * 7 + 2, 7);
+    const Curve part = traceCurve(*m, lo, hi, false);
+    ASSERT_EQ(part.segments.front().start, lo);
+    ASSERT_EQ(part.segments.back().end, hi);
+    auto segmentOf = [&](const Rational &x) -> const Segment & {
+      for (const Segment &w : whole.segments)
+        if (x < w.end)
+          return w;
+      return whole.segments.back();
+    };
+    size_t inside = 0;
+    for (const Rational &b : whole.breakpoints())
+      inside += lo < b && b < hi;
+    cut += inside;
+    ASSERT_EQ(part.breakpoints().size(), inside) << "schedule " << n;
+    for (const Segment &sg : part.segments) {
+      // Each piece lies on one segment of the whole curve, with the same line.
+      const Segment &w = segmentOf((sg.start + sg.end) / Rational(2));
+      ASSERT_EQ(sg.line.A, w.line.A) << "schedule " << n;
+      ASSERT_EQ(sg.line.B, w.line.B) << "schedule " << n;
+    }
+    const Curve at = traceCurve(*m, lo, lo, false);
+    ASSERT_EQ(at.segments.size(), 1u);
+    const Evaluation e = m->evaluate(lo);
+    EXPECT_EQ(at.segments[0].line.A, e.right.A);
+    EXPECT_EQ(at.segments[0].line.B, e.right.B);
+  }
+  EXPECT_GT(cut, 0u);
 }
 
 } // namespace
