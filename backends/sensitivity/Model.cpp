@@ -3,6 +3,7 @@
 #include "ir/MessageMatching.h"
 #include "ir/Schedule.h"
 #include "support/Diagnostics.h"
+#include "support/HugePages.h"
 
 #include <fmt/format.h>
 
@@ -50,7 +51,9 @@ llvm::Error Model::buildElements() {
                                     s.rankOf(g), s.opName(g), opKindName(s.kind(g)).str(),
                                     loweringPassFor(s.kind(g)).str()));
   partner_ = matchMessages(s);
-  std::vector<uint32_t> rankOf(N);
+  std::vector<uint32_t> rankOf;
+  reserveHugePages(rankOf, N);
+  rankOf.resize(N);
   for (uint32_t r = 0; r < P; ++r)
     std::fill(rankOf.begin() + s.rankBegin(r), rankOf.begin() + s.rankBegin(r) + s.numOps(r), r);
   for (uint64_t g = 0; g < N; ++g) {
@@ -66,12 +69,14 @@ llvm::Error Model::buildElements() {
   }
 
   // Dependency predecessors (for release times).
+  reserveHugePages(predBegin_, N + 1);
   predBegin_.assign(N + 1, 0);
   for (uint64_t g = 0; g < N; ++g)
     for (uint32_t raw : s.successorsRaw(g))
       ++predBegin_[s.rankBegin(rankOf[g]) + (raw & ~IBit) + 1];
   for (uint64_t g = 0; g < N; ++g)
     predBegin_[g + 1] += predBegin_[g];
+  reserveHugePages(pred_, predBegin_[N]);
   pred_.resize(predBegin_[N]);
   {
     std::vector<uint32_t> fill(predBegin_.begin(), predBegin_.end() - 1);
@@ -84,15 +89,18 @@ llvm::Error Model::buildElements() {
   auto rendezvous = [&](uint32_t send) { return s.size(send) > o_.params.S; };
   // Kahn over ops [0, N) and message nodes N + recv. A recv's requires-successors wait
   // for its message, and so do a rendezvous send's.
-  std::vector<uint32_t> indeg(2 * N, 0);
+  std::vector<uint32_t> indeg;
+  reserveHugePages(indeg, 2 * N);
+  indeg.assign(2 * N, 0);
   for (uint64_t g = 0; g < N; ++g) {
     indeg[g] = predBegin_[g + 1] - predBegin_[g];
     if (s.kind(g) == OpKind::Recv)
       indeg[N + g] = 2;   // its send and its post
   }
   std::vector<uint32_t> queue;
-  queue.reserve(2 * N);
+  reserveHugePages(queue, 2 * N);
   std::vector<uint32_t> roots;
+  reserveHugePages(bigBatch_, N);
   bigBatch_.assign(N, 0);
   for (uint32_t r = 0; r < P; ++r) {
     roots.clear();
@@ -110,14 +118,14 @@ llvm::Error Model::buildElements() {
 
   std::vector<uint32_t> lastCpu(size_t(P) * C, None), lastSend(size_t(P) * NN, None),
       lastRecv(size_t(P) * NN, None);
-  elemOf_.assign(N, None);
-  msgOf_.assign(N, None);
+  for (std::vector<uint32_t> *v : {&elemOf_, &msgOf_}) {
+    reserveHugePages(*v, N);
+    v->assign(N, None);
+  }
   const size_t expect = N + N;   // ops + at most one message per op
-  kind_.reserve(expect);
-  op_.reserve(expect);
-  cpuPrev_.reserve(expect);
-  nicPrev_.reserve(expect);
-  aux_.reserve(expect);
+  reserveHugePages(kind_, expect);
+  for (std::vector<uint32_t> *v : {&op_, &cpuPrev_, &nicPrev_, &aux_})
+    reserveHugePages(*v, expect);
   auto add = [&](Kind k, uint32_t op, uint32_t cpuPrev, uint32_t nicPrev, uint32_t aux) {
     kind_.push_back(k);
     op_.push_back(op);
@@ -140,9 +148,10 @@ llvm::Error Model::buildElements() {
         free(base + (raw & ~IBit));
   };
   auto flush = [&] {
-    std::stable_sort(batch.begin(), batch.end(), [&](uint32_t a, uint32_t b) {
-      return a < N && b < N && s.kind(a) < s.kind(b);
-    });
+    if (batch.size() > 1)   // (std::stable_sort allocates a buffer even for one element)
+      std::stable_sort(batch.begin(), batch.end(), [&](uint32_t a, uint32_t b) {
+        return a < N && b < N && s.kind(a) < s.kind(b);
+      });
     if (batch.size() > 16)
       for (uint32_t x : batch)
         if (x < N)
@@ -205,9 +214,10 @@ llvm::Error Model::buildElements() {
     if (t != None)
       cpuTails_.push_back(t);
   std::sort(cpuTails_.begin(), cpuTails_.end());
-  A_.assign(kind_.size(), 0);
-  Br_.assign(kind_.size(), 0);
-  Bl_.assign(kind_.size(), 0);
+  for (std::vector<int64_t> *v : {&A_, &Br_, &Bl_}) {
+    reserveHugePages(*v, kind_.size());
+    v->assign(kind_.size(), 0);
+  }
   return llvm::Error::success();
 }
 
@@ -417,9 +427,13 @@ struct Range {
 /// Whether m (l.b < m.b < r.b) is nowhere strictly above both l and r: l and r meet
 /// at or below it.
 /// (Times and slopes stay far below 2^62, as in evaluate(), so their differences fit
-/// 64 bits and each product is one 64x64 -> 128-bit multiplication.)
-bool hidden(const Line &l, const Line &m, const Line &r) {
-  return Int128(l.a - m.a) * (r.b - m.b) >= Int128(m.a - r.a) * (m.b - l.b);
+/// 64 bits; the products mostly fit too, and are taken in 128 bits when they do not.)
+inline bool hidden(const Line &l, const Line &m, const Line &r) {
+  const int64_t x = l.a - m.a, y = r.b - m.b, u = m.a - r.a, v = m.b - l.b;
+  int64_t xy, uv;
+  if (!__builtin_mul_overflow(x, y, &xy) && !__builtin_mul_overflow(u, v, &uv))
+    return xy >= uv;
+  return Int128(x) * y >= Int128(u) * v;
 }
 
 /// Builds the upper envelope of lines offered in order of slope (push), then keeps the
@@ -427,7 +441,7 @@ bool hidden(const Line &l, const Line &m, const Line &r) {
 /// just right of lo when the range is a point).
 struct Hull {
   std::vector<Line> &out;
-  void push(const Line &l) {
+  [[gnu::always_inline]] void push(const Line &l) {
     if (!out.empty() && out.back().b == l.b) {
       if (l.a <= out.back().a)
         return;
@@ -464,7 +478,9 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi) {
   // How many candidates read each element, so that its envelope is dropped after the
   // last one (at most six: the next element on its cpu, twice when G varies, on its
   // nic, a message or two raises, a sink).
-  std::vector<uint8_t> uses(E, 0);
+  std::vector<uint8_t> uses;
+  reserveHugePages(uses, E);
+  uses.assign(E, 0);
   auto count = [&](uint32_t pr, Line) {
     if (pr != None) {
       assert(uses[pr] < 255);
@@ -491,7 +507,7 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi) {
     Line c;
   };
   llvm::SmallVector<Candidate, 8> cands;
-  std::vector<Line> hull;
+  std::vector<Line> hull, spare;
   // The maximum of the candidates as an envelope (in `hull`): their lines merged by
   // slope straight into the hull.
   struct Source {
@@ -518,26 +534,41 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi) {
           same->shift.a = std::max(same->shift.a, shift.a);
       }
     }
-    hull.clear();
-    Hull h{hull};
-    for (;;) {
-      Source *best = nullptr;
-      Line bl{};
-      for (Source &src : sources) {
-        if (src.at == src.end)
-          continue;
-        const Line l{src.at->a + src.shift.a, src.at->b + src.shift.b};
-        if (!best || l.b < bl.b || (l.b == bl.b && l.a < bl.a)) {
-          best = &src;
-          bl = l;
+    // One source is an envelope over the range already; more are merged two at a time
+    // (the first with the second, their envelope with the third, ...).
+    const Source *first = &sources[0];
+    if (sources.size() == 1) {
+      hull.clear();
+      for (const Line *l = first->at; l != first->end; ++l)
+        hull.push_back(Line{l->a + first->shift.a, l->b + first->shift.b});
+      return;
+    }
+    Source acc = *first;
+    for (size_t k = 1; k < sources.size(); ++k) {
+      std::vector<Line> &out = k % 2 ? hull : spare;
+      out.clear();
+      Hull h{out};
+      const Source &y = sources[k];
+      const Line *i = acc.at, *j = y.at;
+      while (i != acc.end && j != y.end) {
+        const Line li{i->a + acc.shift.a, i->b + acc.shift.b}, lj{j->a + y.shift.a, j->b + y.shift.b};
+        if (lj.b < li.b || (lj.b == li.b && lj.a < li.a)) {
+          h.push(lj);
+          ++j;
+        } else {
+          h.push(li);
+          ++i;
         }
       }
-      if (!best)
-        break;
-      ++best->at;
-      h.push(bl);
+      for (; i != acc.end; ++i)
+        h.push(Line{i->a + acc.shift.a, i->b + acc.shift.b});
+      for (; j != y.end; ++j)
+        h.push(Line{j->a + y.shift.a, j->b + y.shift.b});
+      h.trim(rg, point);
+      acc = Source{out.data(), out.data() + out.size(), Line{0, 0}};
     }
-    h.trim(rg, point);
+    if (sources.size() % 2 == 1)
+      hull.swap(spare);
   };
   for (size_t i = 0; i < E; ++i) {
     const uint32_t e = static_cast<uint32_t>(i);

@@ -27,8 +27,9 @@ cl::list<std::string> OptDelta(
     cl::cat(opts::simCategory()));
 cl::opt<bool> OptContention(
     "sensitivity-contention", cl::init(true),
-    cl::desc("Check at every value evaluated whether two operations compete for a cpu or nic "
-             "(then the simulator may order them differently; default true)"),
+    cl::desc("Check at both ends of the range whether two operations compete for a cpu or "
+             "nic (then the simulator may order them differently; one more pass over the "
+             "schedule per end; default true)"),
     cl::cat(opts::simCategory()));
 cl::opt<bool> OptCompare(
     "sensitivity-compare", cl::init(true),
