@@ -3,12 +3,14 @@
 // rounds of a dissemination barrier over `ranks` ranks (round k: send 1 byte to
 // rank+2^k, recv from rank-2^k, the recv irequires the send, the next send requires
 // the recv, as Schedgen's Sendrecv pattern), each iteration after a calc of a
-// pseudo-random 1-20 us per rank, so the critical path changes with L.
+// pseudo-random 1-20 us per rank, so the critical path changes with L (equal calcs,
+// -calc-min-us=-calc-max-us, give the barrier alone: few breakpoints).
 // Reports events (ops + messages, LogGOPSim's count), the model's elements, sweeps
 // (passes over the model), breakpoints, CPU seconds (user + system: the machine is
 // shared) for building the schedule, the model and the curve, and peak RSS.
 //
 //   build/bench_sensitivity [-ranks=4096] [-iterations=64] [-range-us=100]
+//                           [-calc-min-us=1] [-calc-max-us=20]
 //                           [-contention=true] [-simulate=false]
 #include "backends/sensitivity/Curve.h"
 #include "backends/sim/Simulator.h"
@@ -16,6 +18,7 @@
 
 #include <llvm/Support/CommandLine.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <random>
 
@@ -30,6 +33,12 @@ static cl::opt<unsigned> Iterations("iterations", cl::init(64),
                                     cl::desc("Barriers in sequence (default 64)"));
 static cl::opt<unsigned> RangeUs("range-us", cl::init(100),
                                  cl::desc("The range of L is 0 to this many us (default 100)"));
+static cl::opt<unsigned> CalcMinUs("calc-min-us", cl::init(1),
+                                   cl::desc("Each rank's calc before a barrier is drawn from "
+                                            "[calc-min-us, calc-max-us] us (default 1)"));
+static cl::opt<unsigned> CalcMaxUs("calc-max-us", cl::init(20),
+                                   cl::desc("Upper end of the calc draw (default 20; equal to "
+                                            "-calc-min-us: every rank alike)"));
 static cl::opt<bool> Contention("contention", cl::init(true),
                                 cl::desc("Check contention at every point, as -emit=sensitivity "
                                          "does by default (default true)"));
@@ -59,7 +68,8 @@ Schedule dissemination(uint32_t n, unsigned iterations) {
   b.reserve(uint64_t(n) * iterations * (2 * rounds + 1),
             uint64_t(n) * iterations * (2 * rounds + 1));
   std::mt19937_64 rng(16);
-  std::uniform_int_distribution<uint64_t> calc(1000, 20000);
+  std::uniform_int_distribution<uint64_t> calc(uint64_t(CalcMinUs) * 1000,
+                                                uint64_t(std::max(CalcMinUs, CalcMaxUs)) * 1000);
   for (uint32_t r = 0; r < n; ++r) {
     b.beginRank(r);
     int64_t last = -1;

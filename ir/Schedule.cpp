@@ -2,6 +2,7 @@
 
 #include "ir/Kernels.h"
 #include "support/Diagnostics.h"
+#include "support/HugePages.h"
 #include "support/InputFile.h"
 #include "support/Limits.h"
 
@@ -250,18 +251,19 @@ ScheduleBuilder::ScheduleBuilder(uint32_t numRanks, bool keepLabels) : keepLabel
 }
 
 void ScheduleBuilder::reserve(uint64_t ops, uint64_t deps) {
-  sched_.kind_.reserve(ops);
-  sched_.peer_.reserve(ops);
-  sched_.size_.reserve(ops);
-  sched_.tag_.reserve(ops);
-  sched_.cpu_.reserve(ops);
-  sched_.nic_.reserve(ops);
-  sched_.succBegin_.reserve(ops + 1);
-  sched_.succ_.reserve(deps);
+  // Passes and analyses read these at random: huge pages when they are large.
+  reserveHugePages(sched_.kind_, ops);
+  reserveHugePages(sched_.peer_, ops);
+  reserveHugePages(sched_.size_, ops);
+  reserveHugePages(sched_.tag_, ops);
+  reserveHugePages(sched_.cpu_, ops);
+  reserveHugePages(sched_.nic_, ops);
+  reserveHugePages(sched_.succBegin_, ops + 1);
+  reserveHugePages(sched_.succ_, deps);
   if (keepLabels_)
-    sched_.labelCode_.reserve(ops);
+    reserveHugePages(sched_.labelCode_, ops);
   if (keepSourceLocs_)
-    sched_.sourceOffset_.reserve(ops);
+    reserveHugePages(sched_.sourceOffset_, ops);
 }
 
 void ScheduleBuilder::beginRank(uint32_t rank) {

@@ -506,7 +506,7 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi) {
     uint32_t pred;
     Line c;
   };
-  llvm::SmallVector<Candidate, 8> cands;
+  llvm::SmallVector<Candidate, 8> cands, kept;
   std::vector<Line> hull, spare;
   // The maximum of the candidates as an envelope (in `hull`): their lines merged by
   // slope straight into the hull.
@@ -517,7 +517,7 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi) {
   llvm::SmallVector<Source, 8> sources;
   auto combine = [&] {
     sources.clear();
-    for (const Candidate &cd : cands) {
+    for (const Candidate &cd : kept) {
       if (cd.pred == None) {
         sources.push_back({&cd.c, &cd.c + 1, Line{0, 0}});
       } else {
@@ -570,20 +570,57 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi) {
     if (sources.size() % 2 == 1)
       hull.swap(spare);
   };
+  // A candidate below another on the whole range adds nothing to the maximum. Known
+  // without merging when the other's element follows this one's on a cpu clock: each
+  // step along the clock adds at least its clock line (a send's nic candidate, the
+  // send before it on the nic, is three steps back on its cpu in a blocking exchange;
+  // a message's previous message likewise). Then a send often has one candidate left
+  // and shares its envelope.
+  auto nonNegative = [&](const Line &d) {
+    return Int128(d.a) * rg.loQ + Int128(d.b) * rg.loP >= 0 &&
+           Int128(d.a) * rg.hiQ + Int128(d.b) * rg.hiP >= 0;
+  };
+  auto below = [&](const Candidate &x, const Candidate &y) {
+    if (x.pred == None || y.pred == None || x.pred >= y.pred)
+      return false;
+    Line path{0, 0};   // time(y.pred) >= time(z) + path
+    uint32_t z = y.pred;
+    for (int step = 0; step < 8 && z > x.pred; ++step) {
+      const uint32_t cp = cpuPrev_[z];
+      if (cp == None)
+        return false;
+      bool first = true;   // any one of the clock's lines is a lower bound
+      forEachClockAfter(cp, [&](uint32_t, Line c) {
+        if (first)
+          path = Line{path.a + c.a, path.b + c.b};
+        first = false;
+      });
+      z = cp;
+    }
+    return z == x.pred && nonNegative(Line{path.a + y.c.a - x.c.a, path.b + y.c.b - x.c.b});
+  };
+  auto prune = [&] {
+    kept.clear();
+    for (size_t i = 0; i < cands.size(); ++i) {
+      bool drop = false;
+      for (size_t j = 0; j < cands.size() && !drop; ++j)
+        drop = j != i && below(cands[i], cands[j]);
+      if (!drop)
+        kept.push_back(cands[i]);
+    }
+  };
   for (size_t i = 0; i < E; ++i) {
     const uint32_t e = static_cast<uint32_t>(i);
     cands.clear();
     forEachCandidate(e, [&](uint32_t pr, Line c) { cands.push_back({pr, c}); });
-    if (cands.size() == 1 && cands[0].pred != None) {
-      const uint32_t pr = cands[0].pred;
-      A_[e] = A_[pr] + cands[0].c.a;
-      Br_[e] = Br_[pr] + cands[0].c.b;
+    prune();
+    if (kept.size() == 1 && kept[0].pred != None) {
+      const uint32_t pr = kept[0].pred;
+      A_[e] = A_[pr] + kept[0].c.a;
+      Br_[e] = Br_[pr] + kept[0].c.b;
       Bl_[e] = Bl_[pr];
       refs[static_cast<size_t>(Bl_[e])] += uses[e];
-      release(pr);
-      continue;
-    }
-    if (uses[e]) {
+    } else if (uses[e]) {
       combine();
       uint32_t s;
       if (!freeSlots.empty()) {
@@ -605,6 +642,7 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi) {
   }
   cands.clear();
   forEachSink([&](uint32_t pr, Line c) { cands.push_back({pr, c}); });
+  prune();
   combine();
   std::vector<PathLine> out;
   out.reserve(hull.size());
