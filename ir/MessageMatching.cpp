@@ -52,6 +52,7 @@ std::vector<uint32_t> matchMessages(const Schedule &s,
     if (!any)
       continue;
     programOrder(s, r, position);
+    const size_t firstRecv = recvs.size();
     for (uint32_t i = 0; i < n; ++i) {
       uint32_t g = base + i;
       OpKind k = s.kind(g);
@@ -64,9 +65,29 @@ std::vector<uint32_t> matchMessages(const Schedule &s,
       else
         recvs.push_back({r, s.peer(g), s.tag(g), position[i], g});
     }
+    // The receives come rank by rank (dst ascending): sorting each rank's is sorting
+    // them all, in pieces that stay in cache.
+    std::sort(recvs.begin() + static_cast<ptrdiff_t>(firstRecv), recvs.end());
   }
-  std::sort(sends.begin(), sends.end());
-  std::sort(recvs.begin(), recvs.end());
+  // The sends: dealt into buckets by destination (out-of-range ones last), then each
+  // bucket sorted; the same order as one sort, at a fraction of its cache misses.
+  {
+    const size_t P = s.numRanks();
+    auto bucket = [&](const Key &k) { return std::min<size_t>(k.dst, P); };
+    std::vector<size_t> start(P + 2, 0);
+    for (const Key &k : sends)
+      ++start[bucket(k) + 1];
+    for (size_t b = 0; b <= P; ++b)
+      start[b + 1] += start[b];
+    std::vector<Key> dealt(sends.size());
+    std::vector<size_t> fill(start.begin(), start.end() - 1);
+    for (const Key &k : sends)
+      dealt[fill[bucket(k)]++] = k;
+    for (size_t b = 0; b <= P; ++b)
+      std::sort(dealt.begin() + static_cast<ptrdiff_t>(start[b]),
+                dealt.begin() + static_cast<ptrdiff_t>(start[b + 1]));
+    sends.swap(dealt);
+  }
   size_t i = 0, j = 0;
   while (i < sends.size() && j < recvs.size()) {
     const Key &a = sends[i], &b = recvs[j];
