@@ -5,6 +5,8 @@
 // TLB misses in an event loop that touches them at random.
 #pragma once
 
+#include "support/HugePages.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -49,9 +51,8 @@ public:
     if (len != bytes_) {
       // Start on a 2 MiB boundary so that every huge page lies inside the array.
       start = reinterpret_cast<char *>((reinterpret_cast<uintptr_t>(p) + huge - 1) & ~(huge - 1));
-#ifdef MADV_HUGEPAGE
-      if (!getenv("NOHUGE")) madvise(start, rounded, MADV_HUGEPAGE);
-#endif
+      if (!getenv("NOHUGE"))
+        adviseHugePages(start, rounded);
     }
     data_ = reinterpret_cast<T *>(start);
 #else

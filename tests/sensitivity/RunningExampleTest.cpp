@@ -124,6 +124,33 @@ TEST(Lp, UsageErrors) {
                    "with a unit (2us)\n");
 }
 
+// One pass traces the curve; contention is checked by one more at each end of the range.
+TEST(SensitivityCurve, ContentionIsCheckedAtTheEndsOfTheRange) {
+  std::string goal = runningExample();
+  auto report = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {goal, "-emit=sensitivity"});
+    args.insert(args.end(), PaperParams.begin(), PaperParams.end());
+    RunResult r = runInfracc(args);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return r.out;
+  };
+  std::string out = report({"-range=0:1us"});
+  EXPECT_NE(out.find("contention: none at L=0 and 1000 ns, the ends of the range checked (T "
+                     "equals the simulator's there)\nsimulator at L=0 ns: 1515 ns (equal)\n3 "
+                     "sweeps over 7 elements (1 messages)\n"),
+            std::string::npos)
+      << out;
+  out = report({"-range=500:500"});
+  EXPECT_NE(out.find("contention: none at L=500 ns, the ends of the range checked (T equals the "
+                     "simulator's there)\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("\n2 sweeps over 7 elements"), std::string::npos) << out;
+  out = report({"-range=0:1us", "-sensitivity-contention=false"});
+  EXPECT_EQ(out.find("contention"), std::string::npos) << out;
+  EXPECT_NE(out.find("\n1 sweeps over 7 elements"), std::string::npos) << out;
+}
+
 TEST(SensitivityCurve, SvgShadesToleranceZonesAndMarksCriticalValues) {
   std::string goal = runningExample(), svg = makeTempDir("curve") + "/curve.svg";
   std::vector<std::string> args = {goal, "-emit=sensitivity", "-range=0:1us",
