@@ -93,6 +93,9 @@ const std::vector<Target> &targets() {
       fileTarget("infragraph-json", "fabric.json", {"-emit=digest"}),
       fileTarget("goal-text", "workload.goal", {"-emit=sim"}),
       fileTarget("goal-bin", "workload.bin", {"-emit=sim"}),
+      // The exact latency curve (model, one-pass envelopes, contention at both ends) and
+      // the simulator at L0 beside it.
+      fileTarget("sensitivity", "workload.goal", {"-emit=sensitivity", "-range=0:10us"}),
       // GPU kernels run as their messages (lower-kernels) on the simulator.
       fileTarget("msccl", "plan.json", {"-emit=sim"}),
       fileTarget("kernels", "workload.kernels", {"-emit=sim"}),

@@ -12,7 +12,7 @@ set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 build="$1"; limit="$2"; shift 2
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(infragraph-yaml infragraph-json blueprint goal-text goal-bin
+[ ${#targets[@]} -eq 0 ] && targets=(infragraph-yaml infragraph-json blueprint goal-text goal-bin sensitivity
                                      liballprof jobs place-map msccl kernels kernels-gpu chakra otf2 vef spc nsys)
 mkdir -p "$build/fuzz/artifacts"
 status=0
