@@ -74,13 +74,14 @@ std::vector<uint32_t> matchMessages(const Schedule &s,
   {
     const size_t P = s.numRanks();
     auto bucket = [&](const Key &k) { return std::min<size_t>(k.dst, P); };
-    std::vector<size_t> start(P + 2, 0);
+    // (uint32_t: ops are numbered in 32 bits; the schedule holds a word per rank already)
+    std::vector<uint32_t> start(P + 2, 0);
     for (const Key &k : sends)
       ++start[bucket(k) + 1];
     for (size_t b = 0; b <= P; ++b)
       start[b + 1] += start[b];
     std::vector<Key> dealt(sends.size());
-    std::vector<size_t> fill(start.begin(), start.end() - 1);
+    std::vector<uint32_t> fill(start.begin(), start.end() - 1);
     for (const Key &k : sends)
       dealt[fill[bucket(k)]++] = k;
     for (size_t b = 0; b <= P; ++b)
