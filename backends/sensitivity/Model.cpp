@@ -551,14 +551,12 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi) {
       const Source &y = sources[k];
       const Line *i = acc.at, *j = y.at;
       while (i != acc.end && j != y.end) {
+        // Which side comes next, without a branch: the sides interleave unpredictably.
         const Line li{i->a + acc.shift.a, i->b + acc.shift.b}, lj{j->a + y.shift.a, j->b + y.shift.b};
-        if (lj.b < li.b || (lj.b == li.b && lj.a < li.a)) {
-          h.push(lj);
-          ++j;
-        } else {
-          h.push(li);
-          ++i;
-        }
+        const bool takeJ = (lj.b < li.b) | ((lj.b == li.b) & (lj.a < li.a));
+        h.push(Line{takeJ ? lj.a : li.a, takeJ ? lj.b : li.b});
+        i += !takeJ;
+        j += takeJ;
       }
       for (; i != acc.end; ++i)
         h.push(Line{i->a + acc.shift.a, i->b + acc.shift.b});

@@ -234,6 +234,13 @@ TEST(SensitivityModel, GapPerByteMatchesSimulatorRendezvous) {
                        100, /*lo=*/1);
 }
 
+// Petabyte messages: slopes (bytes on the critical path) near 10^15 and times near 10^16
+// ns, so the envelope's hull tests overflow 64 bits and take their 128-bit path.
+TEST(SensitivityModel, GapPerByteWithPetabyteMessages) {
+  const Family Huge{"petabyte", false, 1, 1, uint64_t(1) << 50};
+  compareWithSimulator(Huge, ParamKind::G, "-L 1000 -o 100 -g 50", 40, 20, 20);
+}
+
 // A range that does not start at 0, with fractional ends, is the same curve cut there;
 // a range of one point is one segment, the right tangent there.
 TEST(SensitivityModel, SubrangeIsTheCurveCut) {
