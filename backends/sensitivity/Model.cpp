@@ -371,7 +371,6 @@ Evaluation Model::evaluate(const Rational &p, bool checkContention) {
   ++sweeps_;
   Evaluation ev;
   ev.at = p;
-  ev.checked = checkContention;
   const size_t E = kind_.size();
   for (size_t e = 0; e < E; ++e) {
     Best b;
@@ -384,13 +383,9 @@ Evaluation Model::evaluate(const Rational &p, bool checkContention) {
     A_[e] = b.A;
     Br_[e] = b.Br;
     Bl_[e] = b.Bl;
-    if (checkContention) {
-      if (auto note = checkElement(static_cast<uint32_t>(e), P, Q)) {
-        if (!ev.contention)
-          ev.contention = std::move(note);
-        ++ev.contendedElements;
-      }
-    }
+    // The first place is what the report names; after it the sweep only evaluates.
+    if (checkContention && !ev.contention)
+      ev.contention = checkElement(static_cast<uint32_t>(e), P, Q);
   }
   Best t;
   forEachSink([&](uint32_t pr, Line c) {

@@ -87,9 +87,7 @@ struct ContentionNote {
 struct Evaluation {
   Rational at, value;
   PathLine right, left;               // the tangent lines on either side
-  bool checked = false;               // contention was checked
-  std::optional<ContentionNote> contention;
-  uint64_t contendedElements = 0;
+  std::optional<ContentionNote> contention;   // the first element found, when checked
 };
 
 class Model {
