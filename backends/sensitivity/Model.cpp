@@ -540,9 +540,8 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi) {
     }
     Source acc = *first;
     for (size_t k = 1; k < sources.size(); ++k) {
-      std::vector<Line> &out = k % 2 ? hull : spare;
-      out.clear();
-      Hull h{out};
+      spare.clear();
+      Hull h{spare};
       const Source &y = sources[k];
       const Line *i = acc.at, *j = y.at;
       while (i != acc.end && j != y.end) {
@@ -558,10 +557,9 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi) {
       for (; j != y.end; ++j)
         h.push(Line{j->a + y.shift.a, j->b + y.shift.b});
       h.trim(rg, point);
-      acc = Source{out.data(), out.data() + out.size(), Line{0, 0}};
+      hull.swap(spare);   // the merge so far is in hull; spare takes the next
+      acc = Source{hull.data(), hull.data() + hull.size(), Line{0, 0}};
     }
-    if (sources.size() % 2 == 1)
-      hull.swap(spare);
   };
   // A candidate below another on the whole range adds nothing to the maximum. Known
   // without merging when the other's element follows this one's on a cpu clock: each
