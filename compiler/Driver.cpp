@@ -238,7 +238,9 @@ llvm::Error Driver::readInputs() {
 // can write it rank by rank (-emit=goal-bin), is never held whole: memory stays flat
 // however large the file. It stays an optimisation: the verifier must have had nothing
 // to say (QuietVerification) and the target must accept every rank, or the whole
-// schedule is read as usual and reported on as usual. nullopt: not streamed.
+// schedule is read as usual and reported on as usual. Where the writer cannot go back
+// (a pipe), the input is read twice: once to measure, once to write. nullopt: not
+// streamed.
 std::optional<llvm::Error> Driver::tryStreaming(const Target &target) {
   std::vector<std::string> inputs = allInputs();
   if (!target.streamWriter || inputs.size() != 1 || module_.fabricDefs || !Passes.empty() ||
@@ -255,8 +257,6 @@ std::optional<llvm::Error> Driver::tryStreaming(const Target &target) {
   if (!(*fmt)->stream || (*fmt)->role != InputRole::Workload)
     return std::nullopt;
   auto out = std::make_unique<OutputManager>(opts::outputPath(), target.writesDirectory);
-  if (!out->seekableStream())
-    return std::nullopt;
   TargetContext ctx{module_, *out, diags_};
   std::unique_ptr<ScheduleStreamWriter> writer;
   QuietVerification quiet;
@@ -281,6 +281,21 @@ std::optional<llvm::Error> Driver::tryStreaming(const Target &target) {
   if (!ok || (!DisableVerify && !quiet.finish()) || diags_.warningCount() != warningsBefore) {
     discard();
     return std::nullopt;
+  }
+  if (writer->measuring()) {
+    // Nothing is written yet, and the input was read without a complaint: read it again
+    // and write (the header comes first, so on a pipe only now is it known).
+    writer->startWriting(*summary);
+    summary = (*fmt)->stream(input, [&](uint32_t) {
+      return [&](uint32_t r, const RankOps &ops) { ok = ok && writer->rank(r, ops); };
+    });
+    if (!summary || diags_.hasErrors() || !ok) {
+      discard();
+      return summary && !diags_.hasErrors()
+                 ? usageError(path + " changed while it was read a second time to write "
+                                     "it; the output is incomplete")
+                 : reportedError();
+    }
   }
   if (llvm::Error e = writer->finish(*summary)) {
     discard();

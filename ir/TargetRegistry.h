@@ -43,6 +43,12 @@ public:
   virtual bool rank(uint32_t r, const RankOps &ops) = 0;
   /// After the last rank: `summary` has the ranks' sizes, maxCpu and maxNic, no ops.
   virtual llvm::Error finish(const Schedule &summary) = 0;
+  /// A writer that cannot go back to fill in what comes first (binary GOAL's header and
+  /// jump table, on a pipe) measures on a first pass over the input, writing nothing,
+  /// and writes on a second: true until startWriting().
+  virtual bool measuring() const { return false; }
+  /// Between the two passes; `summary` as for finish().
+  virtual void startWriting(const Schedule &summary) { (void)summary; }
 };
 
 struct Target {
@@ -57,8 +63,8 @@ struct Target {
   std::function<std::vector<std::string>(const Module &)> defaultPipeline;
   std::function<llvm::Error(TargetContext &)> run;
   /// Optional: a writer for a streamed schedule of `numRanks` ranks (null when the
-  /// output cannot be written so, e.g. to a pipe). Used when the workload is the only
-  /// input and no pass is asked for; the output must equal run()'s.
+  /// output cannot be written so). Used when the workload is the only input and no pass
+  /// is asked for; the output must equal run()'s.
   std::function<std::unique_ptr<ScheduleStreamWriter>(TargetContext &, uint32_t numRanks)>
       streamWriter = nullptr;
 };

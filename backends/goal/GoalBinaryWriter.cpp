@@ -7,6 +7,7 @@
 
 #include <llvm/Support/Endian.h>
 
+#include <optional>
 #include <vector>
 
 namespace infracc::goal {
@@ -140,6 +141,17 @@ void writeHeader(ByteBuffer &out, uint32_t numRanks, uint32_t maxCpu, uint32_t m
   *out.take(1) = static_cast<uint8_t>(maxNic);
 }
 
+/// Whether binary GOAL can hold every op of a rank (checkBinary reports what it cannot).
+bool writable(const RankOps &ops) {
+  for (uint32_t i = 0; i < ops.size(); ++i) {
+    OpKind k = ops.kind(i);
+    if (!isGoalCoreKind(k) || (k == OpKind::Send && ops.peer(i) == AnySource) ||
+        ops.cpu(i) > bin::MaxIndex || ops.nic(i) > bin::MaxIndex)
+      return false;
+  }
+  return true;
+}
+
 /// Binary GOAL of a streamed schedule: the header and jump table are written as
 /// placeholders and filled in at the end, when every rank's place and the largest cpu
 /// and nic index are known. Only what a checked schedule may hold goes this way: a
@@ -155,12 +167,8 @@ public:
   }
 
   bool rank(uint32_t r, const RankOps &ops) override {
-    for (uint32_t i = 0; i < ops.size(); ++i) {
-      OpKind k = ops.kind(i);
-      if (!isGoalCoreKind(k) || (k == OpKind::Send && ops.peer(i) == AnySource) ||
-          ops.cpu(i) > bin::MaxIndex || ops.nic(i) > bin::MaxIndex)
-        return false;
-    }
+    if (!writable(ops))
+      return false;
     uint32_t roots = countIndegrees(ops, indegree_);
     jump_[2 * size_t(r)] = at_;
     at_ += rankBytes(ops, roots);
@@ -189,6 +197,55 @@ private:
   std::vector<uint64_t> jump_;
   uint64_t at_;
   std::vector<uint32_t> indegree_;
+};
+
+/// Binary GOAL of a streamed schedule on a stream that cannot seek (a pipe): the first
+/// pass over the input only measures each rank, the second writes the header and the
+/// jump table, then every rank in order.
+class BinaryTwoPassWriter final : public ScheduleStreamWriter {
+public:
+  BinaryTwoPassWriter(llvm::raw_ostream &os, uint32_t numRanks)
+      : os_(os), jump_(2 * size_t(numRanks)), at_(bin::firstRankStart(numRanks)) {}
+
+  bool rank(uint32_t r, const RankOps &ops) override {
+    uint32_t roots = countIndegrees(ops, indegree_);
+    if (measuring_) {
+      if (!writable(ops))
+        return false;
+      jump_[2 * size_t(r)] = at_;
+      at_ += rankBytes(ops, roots);
+      jump_[2 * size_t(r) + 1] = at_;
+      return true;
+    }
+    // The same input again: a rank that does not measure as before is a changed file.
+    if (jump_[2 * size_t(r)] + rankBytes(ops, roots) != jump_[2 * size_t(r) + 1])
+      return false;
+    writeRank(*out_, ops, roots, indegree_);
+    return true;
+  }
+
+  bool measuring() const override { return measuring_; }
+
+  void startWriting(const Schedule &summary) override {
+    measuring_ = false;
+    out_.emplace(os_);
+    writeHeader(*out_, summary.numRanks(), summary.maxCpu(), summary.maxNic());
+    for (uint64_t v : jump_)
+      out_->u64(v);
+  }
+
+  llvm::Error finish(const Schedule &) override {
+    out_.reset();   // flushes
+    return llvm::Error::success();
+  }
+
+private:
+  llvm::raw_ostream &os_;
+  std::optional<ByteBuffer> out_;
+  std::vector<uint64_t> jump_;
+  uint64_t at_;
+  std::vector<uint32_t> indegree_;
+  bool measuring_ = true;
 };
 
 } // namespace
@@ -220,6 +277,11 @@ void writeBinary(const Schedule &s, llvm::raw_ostream &os, Progress *progress) {
 std::unique_ptr<ScheduleStreamWriter> binaryStreamWriter(llvm::raw_pwrite_stream &os,
                                                          uint32_t numRanks) {
   return std::make_unique<BinaryStreamWriter>(os, numRanks);
+}
+
+std::unique_ptr<ScheduleStreamWriter> binaryTwoPassWriter(llvm::raw_ostream &os,
+                                                          uint32_t numRanks) {
+  return std::make_unique<BinaryTwoPassWriter>(os, numRanks);
 }
 
 } // namespace infracc::goal

@@ -68,8 +68,14 @@ RegisterTarget extendedTarget({.name = "goal-extended",
                                .run = emitExtended});
 
 std::unique_ptr<ScheduleStreamWriter> streamBinary(TargetContext &ctx, uint32_t numRanks) {
-  llvm::raw_pwrite_stream *os = ctx.output.seekableStream();
-  return os ? binaryStreamWriter(*os, numRanks) : nullptr;
+  if (llvm::raw_pwrite_stream *os = ctx.output.seekableStream())
+    return binaryStreamWriter(*os, numRanks);
+  auto os = ctx.output.stream();
+  if (!os) {
+    llvm::consumeError(os.takeError());
+    return nullptr;
+  }
+  return binaryTwoPassWriter(*os, numRanks);
 }
 
 RegisterTarget binaryTarget({.name = "goal-bin",

@@ -45,4 +45,9 @@ void writeBinary(const Schedule &s, llvm::raw_ostream &os, Progress *progress = 
 std::unique_ptr<ScheduleStreamWriter> binaryStreamWriter(llvm::raw_pwrite_stream &os,
                                                          uint32_t numRanks);
 
+/// The same bytes on a stream that cannot seek (a pipe), from two passes over the input
+/// (ScheduleStreamWriter::measuring).
+std::unique_ptr<ScheduleStreamWriter> binaryTwoPassWriter(llvm::raw_ostream &os,
+                                                          uint32_t numRanks);
+
 } // namespace infracc::goal
