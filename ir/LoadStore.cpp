@@ -57,14 +57,18 @@ bool WavefrontStream::next(Segment &seg) {
       continue;
     }
     if (isDataOp(op.kind)) {
-      if (dataSegment(seg))
+      if (dataSegment(seg)) {
+        fenced_ = false;
         return true;
+      }
       continue;
     }
     bool got = controlSegment(op, seg);
     ++pc_;
-    if (got)
+    if (got) {
+      fenced_ = op.kind == GpuOpKind::SemRelease;
       return true;
+    }
   }
 }
 
@@ -87,7 +91,9 @@ bool WavefrontStream::controlSegment(const GpuOp &op, Segment &seg) {
   case GpuOpKind::SemRelease:
     if (wavefront_ != 0)
       break;
-    if (op.kind == GpuOpKind::SemRelease)
+    // The fence: the wavefront's requests so far complete first. A release right after
+    // a release needs none of its own (nothing but that release was issued since).
+    if (op.kind == GpuOpKind::SemRelease && !fenced_)
       add(waitAll());
     x.kind = op.kind == GpuOpKind::SemAcquire ? InstrKind::SemaphoreAcquire
                                               : InstrKind::SemaphoreRelease;

@@ -25,7 +25,9 @@
 //     with a ReduceOp), U Stores per destination (Figure 7). A last, shorter iteration
 //     takes the remaining lines, the last possibly partial.
 //   SemaphoreAcquireOp: wavefront 0: SemaphoreAcquire.
-//   SemaphoreReleaseOp: wavefront 0: Waitcnt(all <= 0), SemaphoreRelease (the fence).
+//   SemaphoreReleaseOp: wavefront 0: Waitcnt(all <= 0), SemaphoreRelease (the fence);
+//     releases that follow one another share the first one's fence (a workgroup that
+//     signals every peer does not wait for each signal's acknowledgement in turn).
 //   NopOp: every wavefront: Waitcnt(all <= 0), Nop (meet the workgroup's wavefronts).
 //   BarrierOp: every wavefront: Waitcnt(all <= 0), Barrier (meet the other workgroups).
 //   FlushOp: every wavefront: Waitcnt(all <= 0).
@@ -114,6 +116,8 @@ private:
   uint64_t loopIter_ = 0, loopCount_ = 0, loopUnit_ = 0;
   // Within a data group: 0 = main loop next, 1 = tail next.
   unsigned phase_ = 0;
+  // The last segment was a semaphore release (fenced), nothing issued since.
+  bool fenced_ = false;
 };
 
 /// One instruction at a time.

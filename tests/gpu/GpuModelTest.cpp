@@ -121,6 +121,24 @@ TEST(GpuModel, SemaphoreHandshakeBetweenTwoGpus) {
             std::string::npos);
 }
 
+TEST(GpuModel, ReleasesInARowShareOneFence) {
+  // signal2.kernels: GPU 0 releases s0 then s1, both on GPU 1; GPU 1 acquires both.
+  // s0 as in the handshake above: lands at 330125 ps, its ack is back at 660375.
+  // s1 needs no fence of its own: issued one cycle later (1000 ps), it lands at 331125;
+  // no acquire waits for it there yet, so its ack leaves at once and is back at
+  // 331125 + 330125 = 661250 ps, the kernel's end. (With a fence before s1 it would
+  // wait for s0's ack: 660375 + 660375 = 1320750 ps.)
+  // GPU 1: s0 answered at 360250 as above; its acquire of s1 then goes to its memory and
+  // back, 2 x 30125 ps: 420500.
+  RunResult r = runInfracc({TwoGpus, input("signal2.kernels"), "-sim-model=gpu",
+                            "-wavefronts=1"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("  gpu 0 kernel 0: 0.000 ns .. 661.250 ns (661.250 ns)\n"
+                       "  gpu 1 kernel 1: 0.000 ns .. 420.500 ns (420.500 ns)\n"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST(GpuModel, JsonReport) {
   // The unroll-1 copy: the CU issued 8 requests, a cycle each, in 308625 ps.
   nlohmann::json j = json(runInfracc({OneGpu, input("copy4.kernels"), "-sim-model=gpu",

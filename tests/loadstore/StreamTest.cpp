@@ -151,6 +151,20 @@ TEST(Streams, ControlOperationsOnWavefrontZeroOrAll) {
                    "1 x [Waitcnt 0,0] +0"}));
 }
 
+TEST(Streams, ReleasesInARowShareTheFirstOnesFence) {
+  GpuOp rel, acq, copy = memcpyOp(128, ref(0, BufferKind::Input, 0), ref(1, BufferKind::Output, 0));
+  rel.kind = GpuOpKind::SemRelease;
+  acq.kind = GpuOpKind::SemAcquire;
+  KernelLevel k = level({copy, rel, rel, rel, acq, rel, copy, rel}, 1);
+  EXPECT_EQ(segments(k, {128, 1}, 0),
+            (Lines{"1 x [Load g0.input+0/128; Waitcnt 0,-1; Store g1.output+0/128] +0",
+                   "1 x [Waitcnt 0,0; SemaphoreRelease 0] +0", "1 x [SemaphoreRelease 0] +0",
+                   "1 x [SemaphoreRelease 0] +0", "1 x [SemaphoreAcquire 0] +0",
+                   "1 x [Waitcnt 0,0; SemaphoreRelease 0] +0",
+                   "1 x [Load g0.input+0/128; Waitcnt 0,-1; Store g1.output+0/128] +0",
+                   "1 x [Waitcnt 0,0; SemaphoreRelease 0] +0"}));
+}
+
 TEST(Streams, LoopsRunTheirBodyOnSlices) {
   GpuOp loop;
   loop.kind = GpuOpKind::Loop;
