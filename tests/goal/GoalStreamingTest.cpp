@@ -93,39 +93,40 @@ TEST(GoalStreaming, StreamWriterWritesWhatWriteBinaryWrites) {
   EXPECT_EQ(readFile(path), toBinary(*p.schedule));
 }
 
-TEST(GoalStreaming, TwoPassWriterMeasuresThenWritesWhatWriteBinaryWrites) {
+// Mixed, and a two-pass writer into `bytes` that has measured every rank of it.
+struct MeasuredMixed {
   Parsed p = parseGoalText(Mixed);
-  ASSERT_TRUE(p.schedule) << p.diags;
-  const Schedule &s = *p.schedule;
   std::string bytes;
-  llvm::raw_string_ostream os(bytes);
-  auto writer = goal::binaryTwoPassWriter(os, s.numRanks());
-  EXPECT_TRUE(writer->measuring());
+  llvm::raw_string_ostream os{bytes};
+  std::unique_ptr<ScheduleStreamWriter> writer;
+  MeasuredMixed() {
+    writer = goal::binaryTwoPassWriter(os, p.schedule->numRanks());
+    EXPECT_TRUE(writer->measuring());
+    for (uint32_t r = 0; r < p.schedule->numRanks(); ++r)
+      EXPECT_TRUE(writer->rank(r, p.schedule->ops(r)));
+  }
+};
+
+TEST(GoalStreaming, TwoPassWriterMeasuresThenWritesWhatWriteBinaryWrites) {
+  MeasuredMixed m;
+  const Schedule &s = *m.p.schedule;
+  m.os.flush();
+  EXPECT_EQ(m.bytes, "");   // the first pass writes nothing
+  m.writer->startWriting(s);
+  EXPECT_FALSE(m.writer->measuring());
   for (uint32_t r = 0; r < s.numRanks(); ++r)
-    ASSERT_TRUE(writer->rank(r, s.ops(r)));
-  os.flush();
-  EXPECT_EQ(bytes, "");   // the first pass writes nothing
-  writer->startWriting(s);
-  EXPECT_FALSE(writer->measuring());
-  for (uint32_t r = 0; r < s.numRanks(); ++r)
-    ASSERT_TRUE(writer->rank(r, s.ops(r)));
-  ASSERT_FALSE(bool(writer->finish(s)));
-  os.flush();
-  EXPECT_EQ(bytes, toBinary(s));
+    ASSERT_TRUE(m.writer->rank(r, s.ops(r)));
+  ASSERT_FALSE(bool(m.writer->finish(s)));
+  m.os.flush();
+  EXPECT_EQ(m.bytes, toBinary(s));
 }
 
 TEST(GoalStreaming, TwoPassWriterRefusesARankThatChangedBetweenThePasses) {
-  Parsed p = parseGoalText(Mixed);
-  ASSERT_TRUE(p.schedule) << p.diags;
-  const Schedule &s = *p.schedule;
-  std::string bytes;
-  llvm::raw_string_ostream os(bytes);
-  auto writer = goal::binaryTwoPassWriter(os, s.numRanks());
-  for (uint32_t r = 0; r < s.numRanks(); ++r)
-    ASSERT_TRUE(writer->rank(r, s.ops(r)));
-  writer->startWriting(s);
-  ASSERT_TRUE(writer->rank(0, s.ops(0)));
-  EXPECT_FALSE(writer->rank(1, s.ops(2)));   // rank 2's ops where rank 1's were measured
+  MeasuredMixed m;
+  const Schedule &s = *m.p.schedule;
+  m.writer->startWriting(s);
+  ASSERT_TRUE(m.writer->rank(0, s.ops(0)));
+  EXPECT_FALSE(m.writer->rank(1, s.ops(2)));   // rank 2's ops where rank 1's were measured
 }
 
 TEST(GoalStreaming, StreamWriterRefusesWhatBinaryCannotHold) {
