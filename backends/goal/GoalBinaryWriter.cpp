@@ -152,6 +152,33 @@ bool writable(const RankOps &ops) {
   return true;
 }
 
+/// The jump table of a schedule whose ranks come one by one, in order, and the
+/// in-degrees and root count of the last rank measured.
+struct RankPlacement {
+  std::vector<uint64_t> jump;
+  uint64_t at;
+  std::vector<uint32_t> indegree;
+  uint32_t roots = 0;
+
+  explicit RankPlacement(uint32_t numRanks)
+      : jump(2 * size_t(numRanks)), at(bin::firstRankStart(numRanks)) {}
+  /// Bytes of the rank's data; fills `indegree` and `roots`.
+  uint64_t measure(const RankOps &ops) {
+    roots = countIndegrees(ops, indegree);
+    return rankBytes(ops, roots);
+  }
+  /// Rank r's data goes next.
+  void place(uint32_t r, const RankOps &ops) {
+    jump[2 * size_t(r)] = at;
+    at += measure(ops);
+    jump[2 * size_t(r) + 1] = at;
+  }
+  void writeTable(ByteBuffer &out) const {
+    for (uint64_t v : jump)
+      out.u64(v);
+  }
+};
+
 /// Binary GOAL of a streamed schedule: the header and jump table are written as
 /// placeholders and filled in at the end, when every rank's place and the largest cpu
 /// and nic index are known. Only what a checked schedule may hold goes this way: a
@@ -159,21 +186,16 @@ bool writable(const RankOps &ops) {
 class BinaryStreamWriter final : public ScheduleStreamWriter {
 public:
   BinaryStreamWriter(llvm::raw_pwrite_stream &os, uint32_t numRanks)
-      : os_(os), out_(os), jump_(2 * size_t(numRanks)) {
+      : os_(os), out_(os), place_(numRanks) {
     writeHeader(out_, numRanks, 0, 0);
-    for (size_t i = 0; i < jump_.size(); ++i)
-      out_.u64(0);
-    at_ = bin::firstRankStart(numRanks);
+    place_.writeTable(out_);   // zeros for now
   }
 
   bool rank(uint32_t r, const RankOps &ops) override {
     if (!writable(ops))
       return false;
-    uint32_t roots = countIndegrees(ops, indegree_);
-    jump_[2 * size_t(r)] = at_;
-    at_ += rankBytes(ops, roots);
-    jump_[2 * size_t(r) + 1] = at_;
-    writeRank(out_, ops, roots, indegree_);
+    place_.place(r, ops);
+    writeRank(out_, ops, place_.roots, place_.indegree);
     return true;
   }
 
@@ -184,8 +206,7 @@ public:
       llvm::raw_string_ostream hs(head);
       ByteBuffer b(hs);
       writeHeader(b, summary.numRanks(), summary.maxCpu(), summary.maxNic());
-      for (uint64_t v : jump_)
-        b.u64(v);
+      place_.writeTable(b);
     }
     os_.pwrite(head.data(), head.size(), 0);
     return llvm::Error::success();
@@ -194,9 +215,7 @@ public:
 private:
   llvm::raw_pwrite_stream &os_;
   ByteBuffer out_;
-  std::vector<uint64_t> jump_;
-  uint64_t at_;
-  std::vector<uint32_t> indegree_;
+  RankPlacement place_;
 };
 
 /// Binary GOAL of a streamed schedule on a stream that cannot seek (a pipe): the first
@@ -204,34 +223,28 @@ private:
 /// jump table, then every rank in order.
 class BinaryTwoPassWriter final : public ScheduleStreamWriter {
 public:
-  BinaryTwoPassWriter(llvm::raw_ostream &os, uint32_t numRanks)
-      : os_(os), jump_(2 * size_t(numRanks)), at_(bin::firstRankStart(numRanks)) {}
+  BinaryTwoPassWriter(llvm::raw_ostream &os, uint32_t numRanks) : os_(os), place_(numRanks) {}
 
   bool rank(uint32_t r, const RankOps &ops) override {
-    uint32_t roots = countIndegrees(ops, indegree_);
-    if (measuring_) {
+    if (!out_) {
       if (!writable(ops))
         return false;
-      jump_[2 * size_t(r)] = at_;
-      at_ += rankBytes(ops, roots);
-      jump_[2 * size_t(r) + 1] = at_;
+      place_.place(r, ops);
       return true;
     }
     // The same input again: a rank that does not measure as before is a changed file.
-    if (jump_[2 * size_t(r)] + rankBytes(ops, roots) != jump_[2 * size_t(r) + 1])
+    if (place_.jump[2 * size_t(r)] + place_.measure(ops) != place_.jump[2 * size_t(r) + 1])
       return false;
-    writeRank(*out_, ops, roots, indegree_);
+    writeRank(*out_, ops, place_.roots, place_.indegree);
     return true;
   }
 
-  bool measuring() const override { return measuring_; }
+  bool measuring() const override { return !out_; }
 
   void startWriting(const Schedule &summary) override {
-    measuring_ = false;
     out_.emplace(os_);
     writeHeader(*out_, summary.numRanks(), summary.maxCpu(), summary.maxNic());
-    for (uint64_t v : jump_)
-      out_->u64(v);
+    place_.writeTable(*out_);
   }
 
   llvm::Error finish(const Schedule &) override {
@@ -241,34 +254,27 @@ public:
 
 private:
   llvm::raw_ostream &os_;
-  std::optional<ByteBuffer> out_;
-  std::vector<uint64_t> jump_;
-  uint64_t at_;
-  std::vector<uint32_t> indegree_;
-  bool measuring_ = true;
+  std::optional<ByteBuffer> out_;   // from startWriting on
+  RankPlacement place_;
 };
 
 } // namespace
 
 void writeBinary(const Schedule &s, llvm::raw_ostream &os, Progress *progress) {
   uint32_t numRanks = s.numRanks();
-  std::vector<uint32_t> indegree;
   ByteBuffer out(os);
   writeHeader(out, numRanks, s.maxCpu(), s.maxNic());
   // The jump table needs every rank's size first, and that needs its root count.
-  uint64_t start = bin::firstRankStart(numRanks);
-  for (uint32_t r = 0; r < numRanks; ++r) {
-    RankOps ops = s.ops(r);
-    uint64_t end = start + rankBytes(ops, countIndegrees(ops, indegree));
-    out.u64(start);
-    out.u64(end);
-    start = end;
-  }
+  RankPlacement place(numRanks);
+  for (uint32_t r = 0; r < numRanks; ++r)
+    place.place(r, s.ops(r));
+  place.writeTable(out);
   for (uint32_t r = 0; r < numRanks; ++r) {
     if (progress)
       progress->update(s.rankBegin(r));
     RankOps ops = s.ops(r);
-    writeRank(out, ops, countIndegrees(ops, indegree), indegree);
+    place.measure(ops);
+    writeRank(out, ops, place.roots, place.indegree);
   }
   if (progress)
     progress->update(s.numOps());
