@@ -4,8 +4,9 @@
 // fabrics). A finding is a crash, a sanitizer report, a leak, a hang past libFuzzer's
 // -timeout or an allocation past its -malloc_limit_mb; a clean error message is not.
 //
-// The binary's target is fixed at build time (INFRACC_FUZZ_TARGET, see CMakeLists.txt);
-// docs/reliability.md tells how to run them.
+// One binary holds them all; it is run through a link named fuzz-<target> (CMakeLists.txt
+// makes one per target), and that name picks the target. docs/reliability.md tells how to
+// run them.
 #include "compiler/Driver.h"
 
 #include <llvm/ADT/StringRef.h>
@@ -192,12 +193,16 @@ std::string Dir;
 
 } // namespace
 
-extern "C" int LLVMFuzzerInitialize(int *, char ***) {
+extern "C" int LLVMFuzzerInitialize(int *argc, char ***argv) {
+  llvm::StringRef name = *argc > 0 ? llvm::sys::path::filename((*argv)[0]) : "";
   for (const Target &t : targets())
-    if (llvm::StringRef(t.name) == INFRACC_FUZZ_TARGET)
+    if (name == "fuzz-" + std::string(t.name))
       Chosen = &t;
   if (!Chosen) {
-    llvm::errs() << "fuzz: unknown target " << INFRACC_FUZZ_TARGET << "\n";
+    llvm::errs() << "fuzz: run this program by one of its links, fuzz-<target> (targets:";
+    for (const Target &t : targets())
+      llvm::errs() << " " << t.name;
+    llvm::errs() << "); it was run as '" << name << "'\n";
     std::abort();
   }
   llvm::SmallString<128> dir;
