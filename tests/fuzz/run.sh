@@ -4,27 +4,37 @@
 #   tests/fuzz/run.sh <build-dir> <limit> [target ...]
 #
 # <limit> is passed to libFuzzer: -runs=N (CI: a fixed number of executions from a fixed
-# seed, so a run is repeatable) or -max_total_time=S. Without targets, all of them, one
-# after the other. New inputs go to <build-dir>/fuzz/corpus/<target> (the checked-in
+# seed, so a run is repeatable) or -max_total_time=S. Without targets, all of them.
+# INFRACC_FUZZ_JOBS=N runs N targets at a time (default: the number of CPUs; each target
+# is one process on one CPU); the summaries come out in the order of the targets. New inputs go to <build-dir>/fuzz/corpus/<target> (the checked-in
 # seeds in tests/fuzz/corpus/<target> are read, never written); a crash leaves its input
 # in <build-dir>/fuzz/artifacts/ and the script exits 1 naming it.
+#
+# INFRACC_FUZZ_ALSO=<other-build-dir> also reads that build's corpus of each target: a
+# corpus grown by a long campaign on a build without sanitizers (-DINFRACC_FUZZ_SANITIZE=OFF)
+# is replayed on the sanitizer build with -runs=0.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 build="$1"; limit="$2"; shift 2
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(infragraph-yaml infragraph-json blueprint goal-text goal-bin sensitivity
-                                     liballprof jobs place-map msccl kernels kernels-gpu chakra otf2 vef spc nsys)
+# The slowest first, so that it does not run alone at the end.
+[ ${#targets[@]} -eq 0 ] && targets=(otf2 infragraph-yaml infragraph-json blueprint goal-text goal-bin
+                                     sensitivity liballprof jobs place-map msccl kernels kernels-gpu
+                                     chakra vef spc nsys)
+jobs="${INFRACC_FUZZ_JOBS:-$(nproc)}"
 mkdir -p "$build/fuzz/artifacts"
-status=0
-for t in "${targets[@]}"; do
+# One target: its libFuzzer run, then its summary line (and on failure the input) in
+# <build-dir>/fuzz/<target>.result; exit status 1 on a finding.
+fuzz_one() {
+  local t="$1"
   mkdir -p "$build/fuzz/corpus/$t"
-  log="$build/fuzz/$t.log"
+  local log="$build/fuzz/$t.log"
   # OTF2's bytes are parsed by Debian's libotf2, which allocates by counts it has not
   # checked yet (up to 32 GiB for one damaged record; infracc checks the anchor file's
   # counts itself). glibc's malloc returns NULL for such a request and the library then
   # reports an error; the sanitizer allocator is told to do the same, and libFuzzer's
   # per-allocation limit is lifted for this target (the RSS limit still holds).
-  malloc_limit=1024; asan_options="${ASAN_OPTIONS:-}"; limit_t="$limit"
+  local malloc_limit=1024 asan_options="${ASAN_OPTIONS:-}" limit_t="$limit"
   if [ "$t" = otf2 ]; then
     malloc_limit=1048576; asan_options="${asan_options:+$asan_options:}allocator_may_return_null=1"
     # Each execution writes a whole archive and reads it twice, once in a forked child,
@@ -41,11 +51,11 @@ for t in "${targets[@]}"; do
   ASAN_OPTIONS="$asan_options" "$build/fuzz-$t" "$limit_t" -seed=1 -close_fd_mask=2 -timeout=10 \
       -rss_limit_mb=2048 -malloc_limit_mb="$malloc_limit" -dict="$here/dict/$t.dict" \
       -artifact_prefix="$build/fuzz/artifacts/$t-" \
-      "$build/fuzz/corpus/$t" "$here/corpus/$t" >"$log" 2>&1
-  rc=$?
-  summary="$(grep -E '^Done [0-9]+ runs' "$log" | tail -1); $(grep -oE 'cov: [0-9]+ ft: [0-9]+ corp: [0-9]+' "$log" | tail -1)"
+      "$build/fuzz/corpus/$t" "$here/corpus/$t" ${INFRACC_FUZZ_ALSO:+"$INFRACC_FUZZ_ALSO/fuzz/corpus/$t"} \
+      >"$log" 2>&1
+  local rc=$?
+  local summary="$(grep -E '^Done [0-9]+ runs' "$log" | tail -1); $(grep -oE 'cov: [0-9]+ ft: [0-9]+ corp: [0-9]+' "$log" | tail -1)"
   if [ $rc -ne 0 ]; then
-    status=1
     echo "fuzz-$t: FAILED (exit $rc); log: $log"
     grep -E 'ERROR|SUMMARY|Test unit written' "$log" | head -5
     # The input itself, so a failure in a log (CI) can be replayed without the artifact.
@@ -53,8 +63,19 @@ for t in "${targets[@]}"; do
       [ -f "$a" ] && echo "input $(basename "$a") (hex, first 512 bytes):" &&
         head -c 512 "$a" | od -An -tx1 | head -40
     done
-  else
-    echo "fuzz-$t: ${summary:-done}"
+    return 1
   fi
+  echo "fuzz-$t: ${summary:-done}"
+}
+
+for t in "${targets[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+  fuzz_one "$t" >"$build/fuzz/$t.result" 2>&1 &
+done
+wait
+status=0
+for t in "${targets[@]}"; do
+  cat "$build/fuzz/$t.result"
+  grep -q "^fuzz-$t: FAILED" "$build/fuzz/$t.result" && status=1
 done
 exit $status
