@@ -17,10 +17,16 @@ set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 build="$1"; limit="$2"; shift 2
 targets=("$@")
-# The slowest first, so that it does not run alone at the end.
-[ ${#targets[@]} -eq 0 ] && targets=(otf2 infragraph-yaml infragraph-json blueprint goal-text goal-bin
-                                     sensitivity liballprof jobs place-map msccl kernels kernels-gpu
-                                     chakra vef spc nsys)
+# By default every target the build has (its fuzz-<target> links, CMakeLists.txt keeps
+# the list), the slowest first so that it does not run alone at the end.
+if [ ${#targets[@]} -eq 0 ]; then
+  for link in "$build"/fuzz-*; do
+    [ -L "$link" ] && targets+=("${link##*/fuzz-}")
+  done
+  [ ${#targets[@]} -eq 0 ] && { echo "run.sh: $build has no fuzz-<target> links (cmake --build $build --target fuzz)" >&2; exit 2; }
+  for i in "${!targets[@]}"; do [ "${targets[i]}" = otf2 ] && unset 'targets[i]'; done
+  [ -L "$build/fuzz-otf2" ] && targets=(otf2 "${targets[@]}")
+fi
 jobs="${INFRACC_FUZZ_JOBS:-$(nproc)}"
 mkdir -p "$build/fuzz/artifacts"
 # One target: its libFuzzer run, then its summary line (and on failure the input) in
