@@ -117,7 +117,12 @@ uint32_t memberRank(Trace &t, OTF2_CommRef comm, uint32_t i) {
   return uint32_t(m);
 }
 
-#define CB(T) static_cast<T *>(userData)
+// Every callback is a record read, which is what the dry run's watchdog counts.
+template <class T> T *progressed(void *userData) {
+  noteDryRunProgress();
+  return static_cast<T *>(userData);
+}
+#define CB(T) progressed<T>(userData)
 
 OTF2_CallbackCode defLocation(void *userData, OTF2_LocationRef loc, OTF2_StringRef,
                               OTF2_LocationType, uint64_t, OTF2_LocationGroupRef) {
@@ -134,6 +139,18 @@ OTF2_CallbackCode defGroup(void *userData, OTF2_GroupRef self, OTF2_StringRef, O
                            OTF2_Paradigm, OTF2_GroupFlag, uint32_t n, const uint64_t *members) {
   if (type == OTF2_GROUP_TYPE_COMM_GROUP || type == OTF2_GROUP_TYPE_COMM_SELF)
     CB(Trace)->groups[self].assign(members, members + n);
+  return OTF2_CALLBACK_SUCCESS;
+}
+// Strings and regions are the bulk of a trace's global definitions; read only so the
+// dry run's watchdog sees them go by.
+OTF2_CallbackCode defString(void *userData, OTF2_StringRef, const char *) {
+  CB(Trace);
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode defRegion(void *userData, OTF2_RegionRef, OTF2_StringRef, OTF2_StringRef,
+                            OTF2_StringRef, OTF2_RegionRole, OTF2_Paradigm, OTF2_RegionFlag,
+                            OTF2_StringRef, uint32_t, uint32_t) {
+  CB(Trace);
   return OTF2_CALLBACK_SUCCESS;
 }
 OTF2_CallbackCode defComm(void *userData, OTF2_CommRef self, OTF2_StringRef, OTF2_GroupRef group,
@@ -328,6 +345,11 @@ std::optional<std::string> damagedAnchor(llvm::StringRef b) {
   return std::nullopt;
 }
 
+// How long the dry run may go without reading a byte or a record before it is taken for
+// a hang: reading one chunk of a sound archive takes milliseconds. Under the fuzz
+// targets' -timeout=10.
+constexpr std::chrono::milliseconds DryRunStallLimit{5000};
+
 // Reads the archive's definitions and events into `t`; the error message when it cannot.
 std::optional<std::string> readArchive(const std::string &path, Trace &t) {
   OTF2_Reader *rd = OTF2_Reader_Open(path.c_str());
@@ -346,6 +368,8 @@ std::optional<std::string> readArchive(const std::string &path, Trace &t) {
   OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(gc, defClock);
   OTF2_GlobalDefReaderCallbacks_SetGroupCallback(gc, defGroup);
   OTF2_GlobalDefReaderCallbacks_SetCommCallback(gc, defComm);
+  OTF2_GlobalDefReaderCallbacks_SetStringCallback(gc, defString);
+  OTF2_GlobalDefReaderCallbacks_SetRegionCallback(gc, defRegion);
   OTF2_Reader_RegisterGlobalDefCallbacks(rd, gd, gc, &t);
   OTF2_GlobalDefReaderCallbacks_Delete(gc);
   uint64_t read = 0;
@@ -409,14 +433,27 @@ llvm::Error load(InputContext &ctx) {
       return fail(*why);
   // Debian's libotf2 3.0.2 reads past its buffers on some damaged definitions (found by
   // fuzzing: OTF2_Buffer_ReadUint64 under OTF2_GlobalDefReader_ReadDefinitions, a
-  // segmentation fault). The archive is read once in a child process first, so such an
-  // archive is an error here, not the end of infracc (docs/reliability.md).
-  if (std::optional<std::string> crash = crashInChild([&] {
-        Trace probe;
-        readArchive(ctx.path, probe);
-      }))
-    return fail(fmt::format("damaged OTF2 archive: the OTF2 library crashed reading it ({})",
-                            *crash));
+  // segmentation fault, and once a read loop that never ended). The archive is read once
+  // in a child process first, so such an archive is an error here, not the end or the
+  // hang of infracc (docs/reliability.md).
+  if (std::optional<DryRunFailure> failure = dryRunInChild(
+          [&] {
+            Trace probe;
+            readArchive(ctx.path, probe);
+          },
+          DryRunStallLimit))
+    switch (failure->kind) {
+    case DryRunFailure::Crashed:
+      return fail(fmt::format(
+          "damaged OTF2 archive: the OTF2 library crashed reading it ({})", failure->signal));
+    case DryRunFailure::Stalled:
+      return fail(fmt::format("damaged OTF2 archive: the OTF2 library read nothing of it for "
+                              "{} s and was stopped",
+                              DryRunStallLimit.count() / 1000));
+    case DryRunFailure::Rereading:
+      return fail("damaged OTF2 archive: the OTF2 library went round parsing the same data "
+                  "again and was stopped");
+    }
   Trace t;
   if (std::optional<std::string> why = readArchive(ctx.path, t))
     return fail(*why);
