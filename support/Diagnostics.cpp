@@ -1,5 +1,7 @@
 #include "support/Diagnostics.h"
 
+#include <llvm/ADT/SmallString.h>
+
 namespace infracc {
 
 char ReportedError::ID = 0;
@@ -9,6 +11,14 @@ DiagEngine::DiagEngine(llvm::raw_ostream &os) : os_(os) {}
 
 unsigned DiagEngine::addBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer) {
   return srcMgr_.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+}
+
+// One write per message: llvm::errs() is unbuffered, and SourceMgr prints a message in
+// pieces (the caret line a space at a time), 26 system calls for one error; written
+// whole, messages from infracc runs sharing a terminal or log do not interleave either.
+static void emit(llvm::raw_ostream &os, llvm::StringRef text) {
+  os << text;
+  os.flush();
 }
 
 static llvm::SourceMgr::DiagKind toKind(Severity sev) {
@@ -50,9 +60,9 @@ void DiagEngine::announceStop() {
   if (limitAnnounced_)
     return;
   limitAnnounced_ = true;
-  os_ << "infracc: note: too many errors (limit " << errorLimit_
-      << ", see -error-limit); stopping here\n";
-  os_.flush();
+  emit(os_, (llvm::Twine("infracc: note: too many errors (limit ") + llvm::Twine(errorLimit_) +
+        ", see -error-limit); stopping here\n")
+           .str());
 }
 
 void DiagEngine::report(llvm::SMLoc loc, Severity sev, const llvm::Twine &msg,
@@ -68,9 +78,11 @@ void DiagEngine::report(llvm::SMLoc loc, Severity sev, const llvm::Twine &msg,
   auto handler = srcMgr_.getDiagHandler();
   void *context = srcMgr_.getDiagContext();
   srcMgr_.setDiagHandler(nullptr, nullptr);
-  srcMgr_.PrintMessage(os_, loc, toKind(sev), msg, ranges, {}, /*ShowColors=*/false);
+  llvm::SmallString<256> text;
+  llvm::raw_svector_ostream line(text);
+  srcMgr_.PrintMessage(line, loc, toKind(sev), msg, ranges, {}, /*ShowColors=*/false);
   srcMgr_.setDiagHandler(handler, context);
-  os_.flush();
+  emit(os_, text);
 }
 
 void DiagEngine::report(llvm::StringRef where, Severity sev, const llvm::Twine &msg) {
@@ -83,9 +95,11 @@ void DiagEngine::printPlain(llvm::StringRef where, Severity sev, const llvm::Twi
                      : sev == Severity::Warning ? "warning"
                      : sev == Severity::Note    ? "note"
                                                 : "remark";
-  os_ << (where.empty() ? llvm::StringRef("infracc") : where) << ": " << kind << ": " << msg
-      << "\n";
-  os_.flush();
+  llvm::SmallString<256> text;
+  llvm::raw_svector_ostream line(text);
+  line << (where.empty() ? llvm::StringRef("infracc") : where) << ": " << kind << ": " << msg
+       << "\n";
+  emit(os_, text);
 }
 
 } // namespace infracc
