@@ -205,9 +205,29 @@ extern "C" int LLVMFuzzerInitialize(int *argc, char ***argv) {
     llvm::errs() << "); it was run as '" << name << "'\n";
     std::abort();
   }
+  // Every execution writes its input to this directory and infracc reads it back, so it
+  // goes on a RAM file system when there is one: on the 2-core VM, 15,000 goal-text
+  // executions took 7.9-9.4 s in /tmp (on disk) and 2.9 s in /dev/shm.
+  // INFRACC_FUZZ_TMPDIR chooses another place.
+  llvm::SmallString<128> model;
+  if (const char *chosen = std::getenv("INFRACC_FUZZ_TMPDIR"))
+    model = chosen;
+  else if (llvm::sys::fs::is_directory("/dev/shm") &&
+           llvm::sys::fs::access("/dev/shm", llvm::sys::fs::AccessMode::Write) ==
+               std::error_code())
+    model = "/dev/shm";
+  else
+    llvm::sys::path::system_temp_directory(/*ErasedOnReboot=*/true, model);
+  llvm::sys::path::append(model, "infracc-fuzz-%%%%%%");
   llvm::SmallString<128> dir;
-  if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("infracc-fuzz", dir)) {
-    llvm::errs() << "fuzz: cannot create a scratch directory: " << ec.message() << "\n";
+  std::error_code ec;
+  do {
+    llvm::sys::fs::createUniquePath(model, dir, /*MakeAbsolute=*/true);
+    ec = llvm::sys::fs::create_directory(dir, /*IgnoreExisting=*/false);
+  } while (ec == std::errc::file_exists);
+  if (ec) {
+    llvm::errs() << "fuzz: cannot create a scratch directory " << dir << ": " << ec.message()
+                 << "\n";
     std::abort();
   }
   Dir = std::string(dir);
