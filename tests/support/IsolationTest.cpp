@@ -1,6 +1,6 @@
-// dryRunInChild: a crash in the dry run is reported, not suffered; a dry run that stops
-// making progress is stopped; a dry run never outlives infracc; anything else is not a
-// failure, and the dry run's effects stay in the child.
+// runInChild: a crash in the child is reported, not suffered; a child that stops making
+// progress is stopped; a child never outlives infracc; what the child returns comes
+// back whole, and nothing else of its state does.
 #include "support/Isolation.h"
 
 #include <gtest/gtest.h>
@@ -16,36 +16,55 @@
 #include <unistd.h>
 
 using namespace std::chrono_literals;
-using infracc::dryRunInChild;
+using infracc::runInChild;
 
 namespace {
-std::optional<std::string> crash(std::optional<infracc::DryRunFailure> f) {
-  if (!f)
-    return std::nullopt;
-  switch (f->kind) {
-  case infracc::DryRunFailure::Crashed: return f->signal;
-  case infracc::DryRunFailure::Stalled: return "stalled";
-  case infracc::DryRunFailure::Rereading: return "rereading";
-  }
-  return "?";
+// The failure as a word, or the output prefixed with "output:", or "none".
+std::string outcome(const infracc::ChildRun &run) {
+  if (run.failure)
+    switch (run.failure->kind) {
+    case infracc::ChildFailure::Crashed: return run.failure->signal;
+    case infracc::ChildFailure::Stalled: return "stalled";
+    case infracc::ChildFailure::Rereading: return "rereading";
+    }
+  return run.output ? "output:" + run.output->getBuffer().str() : "none";
+}
+// `f` as a child that returns nothing.
+template <class F> std::string runVoid(F f, std::chrono::milliseconds limit) {
+  return outcome(runInChild([&](llvm::raw_ostream &) { f(); }, limit));
 }
 } // namespace
 
 TEST(Isolation, CrashInChildIsReported) {
-  EXPECT_EQ(crash(dryRunInChild([] { std::raise(SIGSEGV); }, 10s)), "Segmentation fault");
-  EXPECT_EQ(crash(dryRunInChild([] { std::abort(); }, 10s)), "Aborted");
-  EXPECT_EQ(crash(dryRunInChild([] { _exit(3); }, 10s)), std::nullopt);
+  EXPECT_EQ(runVoid([] { std::raise(SIGSEGV); }, 10s), "Segmentation fault");
+  EXPECT_EQ(runVoid([] { std::abort(); }, 10s), "Aborted");
+  // Ended without handing anything back: neither a failure nor an output.
+  EXPECT_EQ(runVoid([] { _exit(0); }, 10s), "none");
+  EXPECT_EQ(runVoid([] { _exit(3); }, 10s), "none");
   int touched = 0;
-  EXPECT_EQ(crash(dryRunInChild([&] { touched = 1; }, 10s)), std::nullopt);
+  EXPECT_EQ(runVoid([&] { touched = 1; }, 10s), "output:");
   EXPECT_EQ(touched, 0);
+}
+
+TEST(Isolation, OutputComesBackWhole) {
+  EXPECT_EQ(outcome(runInChild([](llvm::raw_ostream &os) { os << "read in the child"; }, 10s)),
+            "output:read in the child");
+  // Far more than a pipe holds, with every byte value.
+  std::string big(20 << 20, '\0');
+  for (size_t i = 0; i < big.size(); ++i)
+    big[i] = char(i * 2654435761u >> 13);
+  infracc::ChildRun run = runInChild([&](llvm::raw_ostream &os) { os << big; }, 10s);
+  ASSERT_FALSE(run.failure);
+  ASSERT_TRUE(run.output);
+  EXPECT_TRUE(run.output->getBuffer() == big);
 }
 
 TEST(Isolation, ChildWithoutProgressIsStopped) {
   auto start = std::chrono::steady_clock::now();
-  EXPECT_EQ(crash(dryRunInChild([] { for (;;) pause(); }, 200ms)), "stalled");
+  EXPECT_EQ(runVoid([] { for (;;) pause(); }, 200ms), "stalled");
   EXPECT_GE(std::chrono::steady_clock::now() - start, 200ms);
   // Progress outside a dry run is a no-op, not a crash.
-  infracc::noteDryRunProgress();
+  infracc::noteChildProgress();
 }
 
 namespace {
@@ -64,16 +83,16 @@ void readBytes(size_t n) {
 
 TEST(Isolation, ChildMakingProgressIsNotStopped) {
   // Runs three times the stall limit, reading a record of 16 bytes every 20 ms.
-  EXPECT_EQ(crash(dryRunInChild(
+  EXPECT_EQ(runVoid(
                 [] {
                   for (int i = 0; i < 30; ++i) {
                     std::this_thread::sleep_for(20ms);
                     readBytes(16);
-                    infracc::noteDryRunProgress();
+                    infracc::noteChildProgress();
                   }
                 },
-                200ms)),
-            std::nullopt);
+                200ms),
+            "output:");
 }
 
 // libotf2 at the end of some damaged definitions: no more bytes come in, yet the same
@@ -83,15 +102,15 @@ TEST(Isolation, ChildRereadingAStaleBufferIsStopped) {
   // count, and the stall limit below is long).
   if (access("/proc/self/io", R_OK) != 0)
     GTEST_SKIP() << "no /proc/self/io: this kernel does not count the bytes a process reads";
-  EXPECT_EQ(crash(dryRunInChild(
+  EXPECT_EQ(runVoid(
                 [] {
                   readBytes(64);
                   for (;;) {
                     std::this_thread::sleep_for(1ms);
-                    infracc::noteDryRunProgress();
+                    infracc::noteChildProgress();
                   }
                 },
-                1000s)),
+                1000s),
             "rereading");
 }
 
@@ -107,13 +126,13 @@ TEST(Isolation, ChildDiesWithItsParent) {
   ASSERT_GE(middle, 0);
   if (middle == 0) {
     close(up[0]);
-    dryRunInChild(
+    runVoid(
         [&] {
           pid_t self = getpid();
           (void)!write(up[1], &self, sizeof self);
           for (;;) {
             pause();
-            infracc::noteDryRunProgress();
+            infracc::noteChildProgress();
           }
         },
         1000s);

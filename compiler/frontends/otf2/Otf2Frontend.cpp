@@ -27,6 +27,7 @@
 
 #include <cstdarg>
 #include <cstdlib>
+#include <cstring>
 #include <dirent.h>
 #include <map>
 #include <optional>
@@ -123,7 +124,7 @@ uint32_t memberRank(Trace &t, OTF2_CommRef comm, uint32_t i) {
 
 // Every callback is a record read, which is what the dry run's watchdog counts.
 template <class T> T *progressed(void *userData) {
-  noteDryRunProgress();
+  noteChildProgress();
   return static_cast<T *>(userData);
 }
 #define CB(T) progressed<T>(userData)
@@ -349,10 +350,10 @@ std::optional<std::string> damagedAnchor(llvm::StringRef b) {
   return std::nullopt;
 }
 
-// How long the dry run may go without reading a byte or a record before it is taken for
-// a hang: reading one chunk of a sound archive takes milliseconds. Under the fuzz
-// targets' -timeout=10.
-constexpr std::chrono::milliseconds DryRunStallLimit{5000};
+// How long the reading child may go without reading a byte or a record before it is
+// taken for a hang: reading one chunk of a sound archive takes milliseconds. Under the
+// fuzz targets' -timeout=10.
+constexpr std::chrono::milliseconds StallLimit{5000};
 
 // The file descriptors open now (/proc/self/fd); empty without /proc.
 std::set<int> openDescriptors() {
@@ -450,6 +451,135 @@ std::optional<std::string> readArchive(const std::string &path, Trace &t) {
   return std::nullopt;
 }
 
+// What load() takes from a read trace, as 32-bit words: it crosses from the reading
+// child to infracc, which builds the schedule straight from them. The number of ranks;
+// the communicators (index, member count, members) in index order; the collectives
+// (kind, communicator, root, bytes as two words); then per rank its op count and per op
+// kind, peer, tag, size (two words), collective, the count of ops it requires and those.
+void pack(const Trace &t, llvm::raw_ostream &os) {
+  auto put = [&](uint32_t w) { os.write(reinterpret_cast<const char *>(&w), sizeof w); };
+  auto put64 = [&](uint64_t w) {
+    put(uint32_t(w));
+    put(uint32_t(w >> 32));
+  };
+  put(uint32_t(t.ranks.size()));
+  std::vector<std::pair<uint32_t, const std::vector<uint32_t> *>> comms;
+  for (const auto &[ranks, index] : t.communicators)
+    comms.emplace_back(index, &ranks);
+  std::sort(comms.begin(), comms.end());
+  put(uint32_t(comms.size()));
+  for (const auto &[index, ranks] : comms) {
+    put(index);
+    put(uint32_t(ranks->size()));
+    for (uint32_t r : *ranks)
+      put(r);
+  }
+  put(uint32_t(t.collectives.size()));
+  for (const CollectiveInfo &c : t.collectives) {
+    put(uint32_t(c.kind));
+    put(c.communicator);
+    put(c.root);
+    put64(c.bytes);
+  }
+  for (const RankState &r : t.ranks) {
+    put(uint32_t(r.ops.size()));
+    for (const Op &o : r.ops) {
+      put(uint32_t(o.kind));
+      put(o.peer);
+      put(o.tag);
+      put64(o.size);
+      put(o.collective);
+      put(uint32_t(o.requires_.size()));
+      for (uint32_t p : o.requires_)
+        put(p);
+    }
+  }
+}
+
+// The schedule in pack()'s words; nullopt when they do not make one.
+std::optional<Schedule> unpack(llvm::StringRef bytes) {
+  if (bytes.size() % sizeof(uint32_t))
+    return std::nullopt;
+  const uint64_t words = bytes.size() / sizeof(uint32_t);
+  uint64_t at = 0;
+  bool ok = true;
+  // The next word, if it is at most `limit`; else `ok` turns false. Counts are at most
+  // the words left, so nothing is sized beyond the input.
+  auto next = [&](uint64_t limit = UINT32_MAX) -> uint32_t {
+    uint32_t w = 0;
+    if (at < words)
+      memcpy(&w, bytes.data() + at * sizeof w, sizeof w);
+    if (at >= words || w > limit) {
+      ok = false;
+      return 0;
+    }
+    ++at;
+    return w;
+  };
+  auto next64 = [&] {
+    uint64_t low = next();
+    return low | uint64_t(next()) << 32;
+  };
+  const uint32_t numRanks = next(words);
+  if (!ok)
+    return std::nullopt;
+  ScheduleBuilder b(numRanks);
+  for (uint32_t n = next(words); ok && n > 0; --n) {
+    Communicator c;
+    c.id = next();
+    c.ranks.resize(next(words - at));
+    for (uint32_t &r : c.ranks)
+      r = next(numRanks - 1);
+    if (ok)
+      b.addCommunicator(std::move(c));
+  }
+  std::vector<uint32_t> collectiveIndex;
+  for (uint32_t n = next(words); ok && n > 0; --n) {
+    CollectiveInfo ci;
+    ci.kind = CollectiveKind(next(UINT8_MAX));
+    ci.communicator = next();
+    ci.root = next();
+    ci.bytes = next64();
+    if (ok)
+      collectiveIndex.push_back(b.addCollective(ci));
+  }
+  for (uint32_t r = 0; ok && r < numRanks; ++r) {
+    b.beginRank(r);
+    const uint32_t numOps = next(words - at);
+    const uint64_t first = at;
+    // Two passes over the rank's words: its ops, then what each requires.
+    for (uint32_t i = 0; ok && i < numOps; ++i) {
+      const OpKind kind = OpKind(next(UINT8_MAX));
+      const uint32_t peer = next();
+      const uint32_t tag = next();
+      const uint64_t size = next64();
+      const uint32_t collective = next();
+      at += next(words - at);
+      if (kind == OpKind::Collective && collective >= collectiveIndex.size())
+        ok = false;
+      else if (kind == OpKind::Collective)
+        b.addOp(OpKind::Collective, collectiveIndex[collective], size);
+      else if (kind == OpKind::Send || kind == OpKind::Recv || kind == OpKind::Calc)
+        b.addOp(kind, peer, size, tag);
+      else
+        ok = false;
+    }
+    at = first;
+    for (uint32_t i = 0; ok && i < numOps; ++i) {
+      at += 6;
+      for (uint32_t n = next(words - at); ok && n > 0; --n)
+        if (uint32_t p = next(); p < i)
+          b.addDependency(i, p, DepKind::Requires);
+        else
+          ok = false;
+    }
+    b.endRank();
+  }
+  if (!ok || at != words)
+    return std::nullopt;
+  return b.finish();
+}
+
 llvm::Error load(InputContext &ctx) {
   OTF2_Error_RegisterCallback(quiet, nullptr);
   auto fail = [&](const std::string &msg) {
@@ -463,58 +593,50 @@ llvm::Error load(InputContext &ctx) {
       return fail(*why);
   // Debian's libotf2 3.0.2 reads past its buffers on some damaged definitions (found by
   // fuzzing: OTF2_Buffer_ReadUint64 under OTF2_GlobalDefReader_ReadDefinitions, a
-  // segmentation fault, and once a read loop that never ended). The archive is read once
-  // in a child process first, so such an archive is an error here, not the end or the
-  // hang of infracc (docs/reliability.md).
-  if (std::optional<DryRunFailure> failure = dryRunInChild(
-          [&] {
-            Trace probe;
-            readArchive(ctx.path, probe);
-          },
-          DryRunStallLimit))
-    switch (failure->kind) {
-    case DryRunFailure::Crashed:
+  // segmentation fault, and once a read loop that never ended). So the archive is read
+  // in a child process, which hands back what it read, and such an archive is an error
+  // here, not the end or the hang of infracc (docs/reliability.md).
+  ChildRun run = runInChild(
+      [&](llvm::raw_ostream &os) {
+        Trace t;
+        if (std::optional<std::string> why = readArchive(ctx.path, t))
+          os << "E" << *why;
+        else
+          pack(t, os << "T");
+      },
+      StallLimit);
+  if (run.failure)
+    switch (run.failure->kind) {
+    case ChildFailure::Crashed:
       return fail(fmt::format(
-          "damaged OTF2 archive: the OTF2 library crashed reading it ({})", failure->signal));
-    case DryRunFailure::Stalled:
+          "damaged OTF2 archive: the OTF2 library crashed reading it ({})", run.failure->signal));
+    case ChildFailure::Stalled:
       return fail(fmt::format("damaged OTF2 archive: the OTF2 library read nothing of it for "
                               "{} s and was stopped",
-                              DryRunStallLimit.count() / 1000));
-    case DryRunFailure::Rereading:
+                              StallLimit.count() / 1000));
+    case ChildFailure::Rereading:
       return fail("damaged OTF2 archive: the OTF2 library went round parsing the same data "
                   "again and was stopped");
     }
-  Trace t;
-  if (std::optional<std::string> why = readArchive(ctx.path, t))
-    return fail(*why);
-
-  ScheduleBuilder b(uint32_t(t.ranks.size()));
-  std::vector<std::pair<std::vector<uint32_t>, uint32_t>> comms(t.communicators.begin(),
-                                                                t.communicators.end());
-  std::sort(comms.begin(), comms.end(), [](auto &a, auto &c) { return a.second < c.second; });
-  for (auto &[ranks, index] : comms) {
-    Communicator c;
-    c.id = index;
-    c.ranks = ranks;
-    b.addCommunicator(std::move(c));
+  std::string here;
+  llvm::StringRef out;
+  if (run.output) {
+    out = run.output->getBuffer();
+  } else {
+    // No child (fork refused, say): read here, unguarded, as a last resort.
+    Trace t;
+    if (std::optional<std::string> why = readArchive(ctx.path, t))
+      return fail(*why);
+    llvm::raw_string_ostream os(here);
+    pack(t, os << "T");
+    out = here;
   }
-  std::vector<uint32_t> collectiveIndex;
-  for (const CollectiveInfo &ci : t.collectives)
-    collectiveIndex.push_back(b.addCollective(ci));
-  for (uint32_t r = 0; r < t.ranks.size(); ++r) {
-    b.beginRank(r);
-    for (const Op &o : t.ranks[r].ops) {
-      if (o.kind == OpKind::Collective)
-        b.addOp(OpKind::Collective, collectiveIndex[o.collective], o.size);
-      else
-        b.addOp(o.kind, o.peer, o.size, o.tag);
-    }
-    for (uint32_t i = 0; i < t.ranks[r].ops.size(); ++i)
-      for (uint32_t p : t.ranks[r].ops[i].requires_)
-        b.addDependency(i, p, DepKind::Requires);
-    b.endRank();
-  }
-  ctx.module.jobs.push_back({ctx.path, b.finish()});
+  if (out.consume_front("E"))
+    return fail(out.str());
+  std::optional<Schedule> schedule;
+  if (!out.consume_front("T") || !(schedule = unpack(out)))
+    return fail("internal error: the trace read in the child process came back damaged");
+  ctx.module.jobs.push_back({ctx.path, std::move(*schedule)});
   return llvm::Error::success();
 }
 
