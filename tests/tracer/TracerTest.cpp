@@ -255,8 +255,9 @@ size_t openDescriptorCount() {
 
 // libotf2 leaves the anchor file open when it cannot read an archive; the otf2 fuzz
 // target, which reads thousands in one process, leaked one descriptor per damaged
-// archive (19 for 121 inputs). Read in process (in a child, so the driver's option
-// state stays there), a damaged archive leaves no file open.
+// archive (19 for 121 inputs). The library now runs only in the reading child, so
+// infracc's own process keeps nothing open. Read in process (in a forked test child, so
+// the driver's option state stays there), damaged archives leave no file open.
 TEST(Otf2Reader, DamagedArchivesLeaveNoFileOpen) {
   std::string dir = makeTempDir("otf2-fds");
   writeFile(dir + "/junk.otf2", "not an anchor file\n");

@@ -26,13 +26,9 @@
 #include <fmt/format.h>
 
 #include <cstdarg>
-#include <cstdlib>
 #include <cstring>
-#include <dirent.h>
 #include <map>
 #include <optional>
-#include <set>
-#include <unistd.h>
 
 namespace infracc::otf2 {
 namespace {
@@ -355,34 +351,8 @@ std::optional<std::string> damagedAnchor(llvm::StringRef b) {
 // fuzz targets' -timeout=10.
 constexpr std::chrono::milliseconds StallLimit{5000};
 
-// The file descriptors open now (/proc/self/fd); empty without /proc.
-std::set<int> openDescriptors() {
-  std::set<int> fds;
-  if (DIR *d = opendir("/proc/self/fd")) {
-    const int own = dirfd(d);
-    while (dirent *e = readdir(d))
-      if (e->d_name[0] != '.' && atoi(e->d_name) != own)
-        fds.insert(atoi(e->d_name));
-    closedir(d);
-  }
-  return fds;
-}
-
 // Reads the archive's definitions and events into `t`; the error message when it cannot.
 std::optional<std::string> readArchive(const std::string &path, Trace &t) {
-  // OTF2 3.0.2 leaves the anchor file open when it cannot read it or the archive behind
-  // it (with the memory it does not free, support/SanitizerHooks.cpp): one descriptor
-  // per damaged archive, which ran the otf2 fuzz target towards the process's limit.
-  // Whatever is still open after the reader is closed is closed here (declared first,
-  // so it runs last); nothing else runs meanwhile.
-  struct CloseLeftOpen {
-    std::set<int> before = openDescriptors();
-    ~CloseLeftOpen() {
-      for (int fd : openDescriptors())
-        if (!before.count(fd))
-          close(fd);
-    }
-  } sweep;
   OTF2_Reader *rd = OTF2_Reader_Open(path.c_str());
   if (!rd)
     return "not an OTF2 trace (its anchor file could not be read)";
