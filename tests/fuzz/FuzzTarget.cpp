@@ -170,6 +170,14 @@ const std::vector<Target> &targets() {
          }
          return std::vector<std::string>{in(traceDir, "traces.otf2"), "-emit=sim"};
        }},
+      // OTF2 records as bytes, read by the OTF2 trace model without libotf2
+      // (Otf2Records.cpp says how they are written).
+      {"otf2-records",
+       [](llvm::StringRef data, const std::string &dir) {
+         std::string path = in(dir, "trace.otf2rec");
+         writeFile(path, data);
+         return std::vector<std::string>{path, "-emit=sim"};
+       }},
       {"jobs",
        [](llvm::StringRef data, const std::string &dir) {
          std::string path = in(dir, "jobs.yaml");
