@@ -13,6 +13,7 @@
 #include "tests/support/TestUtil.h"
 
 #include "compiler/frontends/goal/GoalBinaryReader.h"
+#include "formats/GoalBinaryFormat.h"
 #include "support/Diagnostics.h"
 
 #include <llvm/Support/Endian.h>
@@ -290,4 +291,88 @@ TEST(GoalBinary, ReaderErrorThroughTheDriver) {
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err, dir + "/bad.bin:offset 101: error: rank 0 operation 1: type 9 is not 1 "
                          "(send), 2 (recv) or 3 (calc)\n");
+}
+
+// The ranks are checked in contiguous shares by several threads (one per CPU for large
+// files); the schedule and the first error in the file must not depend on how many.
+namespace {
+
+namespace bin = goal::bin;
+
+// Six ranks in a ring, rank r sending 2^r bytes on, with a calc between that uses cpu
+// (r % 2) and a wildcard recv: ops of different sizes in every share.
+std::string sixRanks() {
+  std::string text = "num_ranks 6\n";
+  for (int r = 0; r < 6; ++r)
+    text += "rank " + std::to_string(r) + " {\nl1: send " + std::to_string(1 << r) + "b to " +
+            std::to_string((r + 1) % 6) + " tag 1\nl2: calc " + std::to_string(10 * r) +
+            " cpu " + std::to_string(r % 2) + "\nl3: recv " + std::to_string(1 << ((r + 5) % 6)) +
+            "b from -1 tag 1\nl2 requires l1\nl3 irequires l2\n}\n";
+  return toBinary(parseOrDie(text));
+}
+
+Read readBinaryThreads(const std::string &bytes, unsigned threads) {
+  Read r;
+  llvm::raw_string_ostream os(r.diags);
+  DiagEngine diags(os);
+  r.schedule = goal::readBinaryGoal(diags, llvm::MemoryBuffer::getMemBufferCopy(bytes, "x.bin"),
+                                    nullptr, threads);
+  os.flush();
+  return r;
+}
+
+// The file offset of field `field` of op `op` of rank `rank`.
+size_t nodeField(const std::string &b, uint32_t rank, uint32_t op, size_t field) {
+  size_t start = bin::OffsetBase +
+                 llvm::support::endian::read64le(&b[bin::JumpTableAt + bin::JumpEntrySize * rank]);
+  uint32_t roots = llvm::support::endian::read32le(&b[start + 4]);
+  return start + bin::RankHeaderSize + 4 * roots + bin::NodeSize * op + field;
+}
+
+} // namespace
+
+TEST(GoalBinary, ThreadsGiveTheSameSchedule) {
+  std::string bytes = sixRanks();
+  Read one = readBinaryThreads(bytes, 1);
+  ASSERT_TRUE(one.schedule) << one.diags;
+  for (unsigned threads : {2u, 3u, 4u, 6u, 9u}) {
+    SCOPED_TRACE(threads);
+    Read r = readBinaryThreads(bytes, threads);
+    ASSERT_TRUE(r.schedule) << r.diags;
+    EXPECT_EQ(describe(*r.schedule), describe(*one.schedule));
+    EXPECT_EQ(r.schedule->maxCpu(), 1u);
+    EXPECT_EQ(toBinary(*r.schedule), bytes);
+  }
+}
+
+TEST(GoalBinary, ThreadsReportTheFirstErrorInTheFile) {
+  const std::string good = sixRanks();
+  auto typeError = [&](uint32_t rank) {
+    return "x.bin:offset " + std::to_string(nodeField(good, rank, 1, bin::node::Type)) +
+           ": error: rank " + std::to_string(rank) +
+           " operation 1: type 9 is not 1 (send), 2 (recv) or 3 (calc)\n";
+  };
+  std::string late = good;   // an error in the last share only
+  late[nodeField(good, 5, 1, bin::node::Type)] = 9;
+  std::string both = late;   // and one in the first share
+  both[nodeField(good, 1, 1, bin::node::Type)] = 9;
+  for (unsigned threads : {1u, 2u, 3u, 6u}) {
+    SCOPED_TRACE(threads);
+    Read r = readBinaryThreads(late, threads);
+    EXPECT_FALSE(r.schedule);
+    EXPECT_EQ(r.diags, typeError(5));
+    r = readBinaryThreads(both, threads);
+    EXPECT_FALSE(r.schedule);
+    EXPECT_EQ(r.diags, typeError(1));
+  }
+  // The largest cpu index is taken over all shares before the header is compared.
+  std::string cpu = good;
+  cpu[nodeField(good, 4, 1, bin::node::Cpu)] = 2;
+  for (unsigned threads : {1u, 3u}) {
+    SCOPED_TRACE(threads);
+    Read r = readBinaryThreads(cpu, threads);
+    EXPECT_FALSE(r.schedule);
+    EXPECT_EQ(r.diags, "x.bin:offset 12: error: the header says the largest cpu index is 1, "
+                       "but the operations use 2\n");
+  }
 }

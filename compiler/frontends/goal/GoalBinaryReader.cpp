@@ -8,6 +8,10 @@
 #include <llvm/Support/Endian.h>
 #include <llvm/Support/MemoryBuffer.h>
 
+#include <algorithm>
+#include <atomic>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 namespace infracc::goal {
@@ -19,11 +23,23 @@ using llvm::support::endian::read64le;
 
 constexpr size_t PrefetchBytes = 1024;
 
+/// One checking thread's share: ranks [from, to), its scratch, what it found. The
+/// threads check disjoint ranks and meet only in the results, merged in rank order.
+struct RankCheck {
+  unsigned part = 0;
+  uint32_t from = 0, to = 0;
+  std::vector<uint32_t> indegree;   // per op of the rank being checked
+  uint8_t maxCpu = 0, maxNic = 0;
+  bool failed = false;
+  uint64_t failAt = 0;
+  std::string failure;
+};
+
 class BinaryReader {
 public:
   BinaryReader(DiagEngine &diags, std::shared_ptr<const llvm::MemoryBuffer> buffer,
-               Progress *progress)
-      : diags_(diags), buffer_(std::move(buffer)), progress_(progress),
+               Progress *progress, unsigned threads)
+      : diags_(diags), buffer_(std::move(buffer)), progress_(progress), threads_(threads),
         d_(reinterpret_cast<const uint8_t *>(buffer_->getBufferStart())),
         size_(buffer_->getBufferSize()), released_(buffer_->getBufferStart()),
         release_(releaseWhileChecking(*buffer_)) {}
@@ -38,11 +54,17 @@ private:
   uint32_t u32(uint64_t at) const { return read32le(d_ + at); }
   uint64_t u64(uint64_t at) const { return read64le(d_ + at); }
   bool checkLayout();
-  bool checkRank(uint32_t r);
+  bool checkRank(uint32_t r, RankCheck &c);
+  void checkRanks(RankCheck &c);
+  unsigned checkingThreads() const;
+  uint64_t rankEnd(uint32_t r) const {
+    return bin::OffsetBase + u64(bin::JumpTableAt + bin::JumpEntrySize * uint64_t(r) + 8);
+  }
 
   DiagEngine &diags_;
   std::shared_ptr<const llvm::MemoryBuffer> buffer_;
   Progress *progress_;
+  unsigned threads_;
   const uint8_t *d_;
   uint64_t size_;
   const char *released_;
@@ -50,8 +72,10 @@ private:
   uint32_t numRanks_ = 0;
   uint64_t totalOps_ = 0, totalDeps_ = 0;
   uint32_t maxCpu_ = 0, maxNic_ = 0;
-  std::vector<uint32_t> indegree_;
   std::vector<Schedule::PackedRank> ranks_;
+  std::atomic<uint64_t> checkedBytes_{0};
+  // The first share with an error: the shares after it may give up.
+  std::atomic<unsigned> firstFailed_{~0u};
 };
 
 // Checks the header, the jump table and each rank's sizes before anything is built,
@@ -124,7 +148,13 @@ bool BinaryReader::checkLayout() {
   return true;
 }
 
-bool BinaryReader::checkRank(uint32_t r) {
+bool BinaryReader::checkRank(uint32_t r, RankCheck &c) {
+  auto fail = [&c](uint64_t offset, const llvm::Twine &msg) {
+    c.failed = true;
+    c.failAt = offset;
+    c.failure = msg.str();
+    return false;
+  };
   uint64_t base = bin::OffsetBase + u64(bin::JumpTableAt + bin::JumpEntrySize * uint64_t(r));
   uint64_t end = bin::OffsetBase + u64(bin::JumpTableAt + bin::JumpEntrySize * uint64_t(r) + 8);
   uint32_t n = u32(base), roots = u32(base + 4);
@@ -137,7 +167,7 @@ bool BinaryReader::checkRank(uint32_t r) {
   };
 
   ranks_[r] = {d_ + nodesAt, d_ + appAt, d_ + rootsAt, n, roots};
-  indegree_.assign(n, 0);
+  c.indegree.assign(n, 0);
   uint64_t running = 0;
   const uint8_t *app = d_ + appAt;
   uint8_t maxCpu = 0, maxNic = 0;
@@ -181,12 +211,12 @@ bool BinaryReader::checkRank(uint32_t r) {
         return fail(appAt + 4 * k, where(i) + ": successor " + llvm::Twine(s) +
                                        " is not an operation of the rank (it has " +
                                        llvm::Twine(n) + ")");
-      ++indegree_[s];
+      ++c.indegree[s];
     }
     running += total;
   }
-  maxCpu_ = std::max<uint32_t>(maxCpu_, maxCpu);
-  maxNic_ = std::max<uint32_t>(maxNic_, maxNic);
+  c.maxCpu = std::max(c.maxCpu, maxCpu);
+  c.maxNic = std::max(c.maxNic, maxNic);
   if (running != appSize)
     return fail(appAt + 4 * running, "rank " + llvm::Twine(r) + "'s appendix has " +
                                          llvm::Twine(appSize) +
@@ -198,9 +228,9 @@ bool BinaryReader::checkRank(uint32_t r) {
   for (uint32_t i = 0; i < n; ++i) {
     uint64_t at = nodesAt + bin::NodeSize * uint64_t(i);
     uint32_t depCount = u32(at + bin::node::DepCount);
-    if (depCount != indegree_[i])
+    if (depCount != c.indegree[i])
       return fail(at, where(i) + ": its dependency count is " + llvm::Twine(depCount) + ", but " +
-                          llvm::Twine(indegree_[i]) + " successor lists name it");
+                          llvm::Twine(c.indegree[i]) + " successor lists name it");
     if (depCount == 0) {
       if (k >= roots || u32(rootsAt + 4 * uint64_t(k)) != i)
         return fail(rootsAt + 4 * uint64_t(std::min(k, roots)),
@@ -218,25 +248,91 @@ bool BinaryReader::checkRank(uint32_t r) {
   return true;
 }
 
+// Checks ranks [c.from, c.to) in order, stopping at the first error or when a share
+// before this one found one. The first share also moves the progress bar.
+void BinaryReader::checkRanks(RankCheck &c) {
+  const char *text = buffer_->getBufferStart();
+  const char *released =
+      text + (c.from == 0 ? 0 : rankEnd(c.from - 1));   // this thread's pages only
+  uint64_t lastMark = c.from == 0 ? 0 : rankEnd(c.from - 1);
+  for (uint32_t r = c.from; r < c.to; ++r) {
+    if (!checkRank(r, c)) {
+      unsigned first = firstFailed_.load();
+      while (c.part < first && !firstFailed_.compare_exchange_weak(first, c.part)) {
+      }
+      return;
+    }
+    uint64_t done = rankEnd(r);
+    if (done - lastMark >= (uint64_t(16) << 20)) {
+      uint64_t total = checkedBytes_ += done - lastMark;
+      lastMark = done;
+      if (c.part == 0 && progress_)
+        progress_->update(total);
+      // Checked records are read again later, in simulation order: until then they
+      // need not stay resident.
+      if (release_)
+        releaseConsumed(*buffer_, released, text + done);
+      // Only ranks after a bad one may be left unchecked: the error reported is the
+      // first in the file.
+      if (firstFailed_.load(std::memory_order_relaxed) < c.part)
+        return;
+    }
+  }
+}
+
+// How many threads check the ranks: the number asked for, else one per CPU up to four
+// when the file is large enough (16 MiB) for a thread to pay. Checking reads the whole
+// file once, and on a machine whose page faults are costly that is most of the time
+// before the simulation starts.
+unsigned BinaryReader::checkingThreads() const {
+  unsigned n = threads_;
+  if (n == 0)
+    n = size_ < (uint64_t(16) << 20) ? 1 : std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
+  return std::max(1u, std::min<unsigned>(n, numRanks_));
+}
+
 std::optional<Schedule> BinaryReader::read() {
   if (!checkLayout())
     return std::nullopt;
   ranks_.resize(numRanks_);
-  const char *text = buffer_->getBufferStart();
-  uint64_t nextMark = uint64_t(16) << 20;
-  for (uint32_t r = 0; r < numRanks_; ++r) {
-    if (!checkRank(r))
-      return std::nullopt;
-    uint64_t done = bin::OffsetBase + u64(bin::JumpTableAt + bin::JumpEntrySize * uint64_t(r) + 8);
-    if (done >= nextMark) {
-      if (progress_)
-        progress_->update(done);
-      // Checked records are read again later, in simulation order: until then they
-      // need not stay resident.
-      if (release_)
-        releaseConsumed(*buffer_, released_, text + done);
-      nextMark = done + (uint64_t(16) << 20);
+  // Contiguous shares of about equal bytes, rank order kept across them.
+  const unsigned parts = checkingThreads();
+  std::vector<RankCheck> checks(parts);
+  const uint64_t dataStart = bin::OffsetBase + bin::firstRankStart(numRanks_);
+  const uint64_t data = size_ - dataStart;
+  uint32_t r = 0;
+  for (unsigned p = 0; p < parts; ++p) {
+    checks[p].part = p;
+    checks[p].from = r;
+    uint64_t until = dataStart + data / parts * (p + 1);
+    if (p + 1 == parts)
+      r = numRanks_;
+    else
+      while (r < numRanks_ - (parts - 1 - p) && (r == checks[p].from || rankEnd(r - 1) < until))
+        ++r;
+    checks[p].to = r;
+  }
+  std::vector<std::thread> helpers;
+  unsigned started = 1;
+  for (; started < parts; ++started) {
+    try {
+      helpers.emplace_back([this, &checks, p = started] { checkRanks(checks[p]); });
+    } catch (const std::system_error &) {
+      break;   // no thread to be had: this one checks the shares left, in order
     }
+  }
+  checkRanks(checks[0]);
+  for (unsigned p = started; p < parts; ++p)
+    checkRanks(checks[p]);
+  for (std::thread &t : helpers)
+    t.join();
+  for (const RankCheck &c : checks) {
+    if (c.failed) {
+      fail(c.failAt, c.failure);
+      return std::nullopt;
+    }
+    maxCpu_ = std::max<uint32_t>(maxCpu_, c.maxCpu);
+    maxNic_ = std::max<uint32_t>(maxNic_, c.maxNic);
   }
   if (progress_)
     progress_->update(size_);
@@ -257,8 +353,8 @@ std::optional<Schedule> BinaryReader::read() {
 
 std::optional<Schedule> readBinaryGoal(DiagEngine &diags,
                                        std::shared_ptr<const llvm::MemoryBuffer> buffer,
-                                       Progress *progress) {
-  return BinaryReader(diags, std::move(buffer), progress).read();
+                                       Progress *progress, unsigned threads) {
+  return BinaryReader(diags, std::move(buffer), progress, threads).read();
 }
 
 } // namespace infracc::goal

@@ -22,9 +22,12 @@ class Progress;
 namespace infracc::goal {
 
 /// Checks the whole buffer (which needs no particular alignment) and returns the
-/// schedule viewing it; nullopt after an error reported through diags.
+/// schedule viewing it; nullopt after an error reported through diags. The ranks are
+/// checked by `threads` threads, each a contiguous share (0: up to one per CPU, at most
+/// four, when the buffer is 16 MiB or more); the error reported is the first in file
+/// order, whatever the number.
 std::optional<Schedule> readBinaryGoal(DiagEngine &diags,
                                        std::shared_ptr<const llvm::MemoryBuffer> buffer,
-                                       Progress *progress = nullptr);
+                                       Progress *progress = nullptr, unsigned threads = 0);
 
 } // namespace infracc::goal
