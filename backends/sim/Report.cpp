@@ -107,6 +107,13 @@ std::string describeOp(const Schedule &s, uint32_t rank, uint32_t g) {
 
 void reportStuck(DiagEngine &diags, const std::string &where, const SimResult &r,
                  const Schedule &s, unsigned maxItems) {
+  if (r.stoppedAtEvents) {
+    diags.error(where, fmt::format("the simulation was stopped after {} events at simulated "
+                                   "time {} ns, as -sim-max-events asks; {} of {} operations "
+                                   "were done",
+                                   r.stoppedAtEvents, r.stoppedAtTime, r.opsDone, s.numOps()));
+    return;
+  }
   if (r.aborted) {
     const CausalityAbort &a = r.abort;
     diags.error(where, fmt::format("the atlahs model cannot continue: rank {}: {} was posted at {} "

@@ -115,6 +115,12 @@ cl::opt<unsigned> OptMaxStuck("sim-max-stuck", cl::init(50), cl::value_desc("n")
                               cl::desc("List at most n stuck operations when a schedule cannot "
                                        "finish (0: all; default 50)"),
                               cl::cat(opts::simCategory()));
+cl::opt<uint64_t> OptMaxEvents("sim-max-events", cl::init(0), cl::value_desc("n"),
+                               cl::desc("Stop with an error once more than n events "
+                                        "(LogGOPSim's count: ops made executable and messages) "
+                                        "have been scheduled, for a bounded look at a big run; "
+                                        "no report is written (default 0: no limit)"),
+                               cl::cat(opts::simCategory()));
 
 // -sim-model as given, else topo with a fabric (it prices messages by it), else lgs.
 std::string modelName(const Module &m) {
@@ -254,6 +260,7 @@ llvm::Error runSim(TargetContext &ctx) {
         "(docs/workloads.md, \"Timed workloads\")",
         model->name));
   so.criticalPath = json;
+  so.maxEvents = OptMaxEvents;
   if (so.network && json)
     so.network->keepRecords();
   Progress progress("simulating", sched.numOps(), "ops");

@@ -719,7 +719,18 @@ template <bool Rec> void EventEngine::runWithNetwork(EventQueue &heap, uint64_t 
 }
 
 void EventEngine::reportProgress(uint64_t now, bool last) {
-  nextReport_ = seq_ + ProgressEvery;
+  // Also the event limit's check: the loops call this when seq_ reaches nextReport_,
+  // so that the limit costs nothing per event.
+  if (opt_.maxEvents && seq_ > opt_.maxEvents && !last) {
+    res_.aborted = true;
+    res_.stoppedAtEvents = seq_;
+    res_.stoppedAtTime = now;
+  }
+  nextReport_ = opt_.progress ? seq_ + ProgressEvery : ~uint64_t(0);
+  if (opt_.maxEvents && !res_.aborted)
+    nextReport_ = std::min(nextReport_, opt_.maxEvents + 1);
+  if (!opt_.progress)
+    return;
   auto detail = [&](double seconds) {
     return fmt::format("{:.1f} M events/s, simulated time {} ns",
                        seconds > 0 ? double(seq_) / seconds / 1e6 : 0.0, now);
@@ -1391,6 +1402,8 @@ SimResult EventEngine::run() {
 
   if (opt_.progress)
     nextReport_ = ProgressEvery;
+  if (opt_.maxEvents)
+    nextReport_ = std::min(nextReport_, opt_.maxEvents + 1);
   auto t0 = std::chrono::steady_clock::now();
   if (opt_.engine == sim::Engine::Atlahs) {
     if (recording_)

@@ -42,6 +42,11 @@ struct SimOptions {
   /// Shown while the simulation runs: ops done of all, events per second, simulated
   /// time (checked every 65536 events; nothing at all is done per event without one).
   Progress *progress = nullptr;
+  /// Stop once more than this many events (LogGOPSim's count) have been scheduled, for a
+  /// bounded look at a big run (0: no limit); SimResult::stoppedAtEvents says it
+  /// happened. Checked after each event (the roots: after each rank's), so a run stops a
+  /// little past the limit.
+  uint64_t maxEvents = 0;
 };
 
 /// Time categories of the critical path (docs/sim.md defines them).
@@ -125,8 +130,10 @@ struct SimResult {
   double atlahsAverageFct = 0;
 
   std::vector<StuckItem> stuck;   // empty when the schedule finished
-  bool aborted = false;           // atlahs engine only: see CausalityAbort
-  CausalityAbort abort;
+  bool aborted = false;           // stopped early: see stoppedAtEvents, else CausalityAbort
+  CausalityAbort abort;           // atlahs engine only
+  uint64_t stoppedAtEvents = 0;   // SimOptions::maxEvents was reached (aborted is set)
+  uint64_t stoppedAtTime = 0;     // the simulated time then, ns
   CriticalPath criticalPath;      // when SimOptions::criticalPath
 
   bool finished() const { return stuck.empty() && !aborted; }

@@ -251,6 +251,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::vector<std::string> args = Chosen->prepare(bytes, Dir);
   // Small enough that an input asking for more is refused at once, not after a long run.
   args.push_back("-max-memory=8M");
+  // The simulator with a small event cap (a workload that expands, like a storage trace,
+  // would otherwise spend most of an execution simulating).
+  args.push_back("-sim-max-events=20000");
   args.push_back("-o");
   args.push_back("/dev/null");
   infracc::runDriverInProcess(args);

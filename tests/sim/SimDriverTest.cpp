@@ -275,3 +275,36 @@ TEST(SimDriver, BinaryGoalGivesTheSameResult) {
   ASSERT_EQ(bin.status, 0) << bin.err;
   EXPECT_EQ(stable(bin.out), stable(text.out));
 }
+
+TEST(SimDriver, MaxEventsStopsWithAnErrorAndWritesNothing) {
+  // ring5x2: 5 ranks, 240 ops, 320 events in all (LogGOPSim prints "Events: 320").
+  std::string dir = makeTempDir("sim-max-events");
+  std::string goal = sourcePath("tests/golden/goal/ring5x2.goal");
+  RunResult full = runInfracc({goal, "-emit=sim", "-sim-batch"});
+  ASSERT_EQ(full.status, 0) << full.err;
+  EXPECT_EQ(full.out, "Maximum finishing time at host 0: 500320 (0.00050032 s)\n");
+  // Every event allowed: the same run.
+  RunResult all = runInfracc({goal, "-emit=sim", "-sim-batch", "-sim-max-events=320"});
+  EXPECT_EQ(all.status, 0) << all.err;
+  EXPECT_EQ(all.out, full.out);
+  // One fewer: stopped at the last event, and no report file.
+  RunResult cut = runInfracc(
+      {goal, "-emit=sim", "-sim-max-events=319", "-o", dir + "/report.txt"});
+  EXPECT_EQ(cut.status, 1);
+  EXPECT_EQ(cut.err, goal + ": error: the simulation was stopped after 320 events at simulated "
+                            "time 473050 ns, as -sim-max-events asks; 235 of 240 operations "
+                            "were done\n");
+  EXPECT_FALSE(llvm::sys::fs::exists(dir + "/report.txt"));
+  // The roots are counted first (each rank's, then the check): a tiny limit stops after
+  // the first rank's roots have run.
+  RunResult early = runInfracc({goal, "-emit=sim", "-sim-max-events=7"});
+  EXPECT_EQ(early.status, 1);
+  EXPECT_EQ(early.err, goal + ": error: the simulation was stopped after 86 events at simulated "
+                              "time 0 ns, as -sim-max-events asks; 1 of 240 operations were "
+                              "done\n");
+  // The other engines stop the same way.
+  RunResult atlahs = runInfracc({goal, "-emit=sim", "-sim-model=atlahs", "-sim-max-events=100"});
+  EXPECT_EQ(atlahs.status, 1);
+  EXPECT_NE(atlahs.err.find("error: the simulation was stopped after "), std::string::npos)
+      << atlahs.err;
+}
