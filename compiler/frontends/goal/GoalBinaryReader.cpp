@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -33,6 +34,7 @@ struct RankCheck {
   bool failed = false;
   uint64_t failAt = 0;
   std::string failure;
+  std::exception_ptr thrown;   // out of memory, say: rethrown once every thread is joined
 };
 
 class BinaryReader {
@@ -312,21 +314,31 @@ std::optional<Schedule> BinaryReader::read() {
         ++r;
     checks[p].to = r;
   }
+  // What a share throws (out of memory) waits until every thread is joined.
+  auto check = [this, &checks](unsigned p) {
+    try {
+      checkRanks(checks[p]);
+    } catch (...) {
+      checks[p].thrown = std::current_exception();
+    }
+  };
   std::vector<std::thread> helpers;
   unsigned started = 1;
   for (; started < parts; ++started) {
     try {
-      helpers.emplace_back([this, &checks, p = started] { checkRanks(checks[p]); });
+      helpers.emplace_back(check, started);
     } catch (const std::system_error &) {
       break;   // no thread to be had: this one checks the shares left, in order
     }
   }
-  checkRanks(checks[0]);
+  check(0);
   for (unsigned p = started; p < parts; ++p)
-    checkRanks(checks[p]);
+    check(p);
   for (std::thread &t : helpers)
     t.join();
   for (const RankCheck &c : checks) {
+    if (c.thrown)
+      std::rethrow_exception(c.thrown);
     if (c.failed) {
       fail(c.failAt, c.failure);
       return std::nullopt;
