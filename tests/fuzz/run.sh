@@ -49,12 +49,16 @@ fuzz_one() {
     # for the others. A twelfth of the executions keeps it near two minutes.
     case "$limit" in -runs=*) limit_t="-runs=$(( ${limit#-runs=} / 12 ))" ;; esac
   elif [ "$t" = spc ]; then
-    # Each execution simulates a storage service of up to a hundred ranks (about 170 per
-    # second): a third of the executions, about a minute.
+    # Each execution expands a storage trace into a service of up to a hundred ranks and
+    # simulates up to the harness's event cap (about 430 per second under the sanitizers):
+    # a third of the executions, under half a minute.
     case "$limit" in -runs=*) limit_t="-runs=$(( ${limit#-runs=} / 3 ))" ;; esac
   fi
   # -close_fd_mask=2: the driver's error messages (expected for bad input) stay quiet.
+  # -print_funcs=0: no "NEW_FUNC" lines, each of which has llvm-symbolizer run (about a
+  # tenth of a short run's time).
   ASAN_OPTIONS="$asan_options" "$build/fuzz-$t" "$limit_t" -seed=1 -close_fd_mask=2 -timeout=10 \
+      -print_funcs=0 \
       -rss_limit_mb=2048 -malloc_limit_mb="$malloc_limit" -dict="$here/dict/$t.dict" \
       -artifact_prefix="$build/fuzz/artifacts/$t-" \
       "$build/fuzz/corpus/$t" "$here/corpus/$t" ${INFRACC_FUZZ_ALSO:+"$INFRACC_FUZZ_ALSO/fuzz/corpus/$t"} \
