@@ -409,10 +409,22 @@ private:
 
   void collectStuck();
   void extractCriticalPath();
-  /// Redraws the progress bar (at most every 65536 events; never without a bar).
-  void reportProgress(uint64_t now, bool last = false);
+  /// What is done between events now and then, when seq_ reaches nextCheck_ (so that
+  /// nothing is done per event): the event limit's check and the progress bar (redrawn
+  /// at most every 65536 events).
+  void checkpoint(uint64_t now);
+  void armNextCheck();
+  /// The progress bar's last drawing (only with a bar).
+  void finishProgress(uint64_t now);
+  /// The bar's text after the count, given the seconds since it started.
+  auto progressDetail(uint64_t now) const {
+    return [this, now](double seconds) {
+      return fmt::format("{:.1f} M events/s, simulated time {} ns",
+                         seconds > 0 ? double(seq_) / seconds / 1e6 : 0.0, now);
+    };
+  }
   static constexpr uint64_t ProgressEvery = 65536;
-  uint64_t nextReport_ = ~uint64_t(0);
+  uint64_t nextCheck_ = ~uint64_t(0);
 
   const Schedule &s_;
   const SimOptions &opt_;
@@ -648,16 +660,15 @@ template <bool Rec, bool Atlahs> void EventEngine::runEngine() {
           __builtin_prefetch(rec(h, roots_[i + PrefetchMid]));
         process<Rec, Atlahs>(heap, Event{0, rootSeq++, roots_[i]});
       }
-      if (rootSeq >= nextReport_) [[unlikely]]
-        reportProgress(0);
+      if (rootSeq >= nextCheck_) [[unlikely]]
+        checkpoint(0);
     }
   }
   uint64_t now = 0;   // the last event's simulated time, for the final report
   if constexpr (!Atlahs) {
     if (opt_.network) {
       runWithNetwork<Rec>(heap, now);
-      if (opt_.progress)
-        reportProgress(now, /*last=*/true);
+      finishProgress(now);
       return;
     }
   }
@@ -667,8 +678,8 @@ template <bool Rec, bool Atlahs> void EventEngine::runEngine() {
     while (!res_.aborted && popNext(heap, e)) {
       now = e.time;
       process<Rec, Atlahs>(heap, e);
-      if (seq_ >= nextReport_) [[unlikely]]
-        reportProgress(now);
+      if (seq_ >= nextCheck_) [[unlikely]]
+        checkpoint(now);
     }
     parking_ = false;
   } else {
@@ -680,12 +691,11 @@ template <bool Rec, bool Atlahs> void EventEngine::runEngine() {
       else
         prefetchAhead(heap);
       process<Rec, Atlahs>(heap, e);
-      if (seq_ >= nextReport_) [[unlikely]]
-        reportProgress(now);
+      if (seq_ >= nextCheck_) [[unlikely]]
+        checkpoint(now);
     }
   }
-  if (opt_.progress)
-    reportProgress(now, /*last=*/true);
+  finishProgress(now);
 }
 
 // The event loop with a network model: before each event, the network's own steps that
@@ -713,31 +723,33 @@ template <bool Rec> void EventEngine::runWithNetwork(EventQueue &heap, uint64_t 
     now = e.time;
     present_ = std::max(present_, now);
     process<Rec, false>(heap, e);
-    if (seq_ >= nextReport_) [[unlikely]]
-      reportProgress(now);
+    if (seq_ >= nextCheck_) [[unlikely]]
+      checkpoint(now);
   }
 }
 
-void EventEngine::reportProgress(uint64_t now, bool last) {
-  // Also the event limit's check: the loops call this when seq_ reaches nextReport_,
-  // so that the limit costs nothing per event.
-  if (opt_.maxEvents && seq_ > opt_.maxEvents && !last) {
+void EventEngine::armNextCheck() {
+  nextCheck_ = opt_.progress ? seq_ + ProgressEvery : ~uint64_t(0);
+  if (opt_.maxEvents && !res_.aborted)
+    nextCheck_ = std::min(nextCheck_, opt_.maxEvents + 1);
+}
+
+void EventEngine::checkpoint(uint64_t now) {
+  if (opt_.maxEvents && seq_ > opt_.maxEvents) {
     res_.aborted = true;
     res_.stoppedAtEvents = seq_;
     res_.stoppedAtTime = now;
   }
-  nextReport_ = opt_.progress ? seq_ + ProgressEvery : ~uint64_t(0);
-  if (opt_.maxEvents && !res_.aborted)
-    nextReport_ = std::min(nextReport_, opt_.maxEvents + 1);
+  armNextCheck();
+  if (opt_.progress)
+    opt_.progress->update(res_.opsDone, progressDetail(now));
+}
+
+void EventEngine::finishProgress(uint64_t now) {
   if (!opt_.progress)
     return;
-  auto detail = [&](double seconds) {
-    return fmt::format("{:.1f} M events/s, simulated time {} ns",
-                       seconds > 0 ? double(seq_) / seconds / 1e6 : 0.0, now);
-  };
-  opt_.progress->update(res_.opsDone, detail);
-  if (last)
-    opt_.progress->finish(detail);
+  opt_.progress->update(res_.opsDone, progressDetail(now));
+  opt_.progress->finish(progressDetail(now));
 }
 
 template <bool Rec, bool Carry, class Queue>
@@ -1400,10 +1412,7 @@ SimResult EventEngine::run() {
       traceMsg_.assign(space_, 0);
   }
 
-  if (opt_.progress)
-    nextReport_ = ProgressEvery;
-  if (opt_.maxEvents)
-    nextReport_ = std::min(nextReport_, opt_.maxEvents + 1);
+  armNextCheck();
   auto t0 = std::chrono::steady_clock::now();
   if (opt_.engine == sim::Engine::Atlahs) {
     if (recording_)

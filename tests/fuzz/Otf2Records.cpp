@@ -22,6 +22,7 @@
 #include "ir/Module.h"
 #include "support/Diagnostics.h"
 
+#include <llvm/Support/DataExtractor.h>
 #include <llvm/Support/MemoryBuffer.h>
 
 #include <fmt/format.h>
@@ -31,32 +32,22 @@
 namespace infracc::otf2 {
 namespace {
 
-class RecordReader {
-public:
-  explicit RecordReader(llvm::StringRef b) : b_(b) {}
-  bool atEnd() const { return at_ >= b_.size(); }
-  size_t offset() const { return at_; }
-  bool ok() const { return ok_; }
-  uint64_t field(unsigned bytes) {
-    if (b_.size() - at_ < bytes) {
-      ok_ = false;
-      at_ = b_.size();
-      return 0;
-    }
-    uint64_t v = 0;
-    for (unsigned i = 0; i < bytes; ++i)
-      v |= uint64_t(uint8_t(b_[at_ + i])) << (8 * i);
-    at_ += bytes;
-    return v;
+// The fields of the records in order (llvm::DataExtractor, little-endian). A read past
+// the end gives 0 and leaves the cursor in error, which the record's check then sees.
+struct RecordReader {
+  explicit RecordReader(llvm::StringRef bytes) : data(bytes, /*IsLittleEndian=*/true, 8) {}
+  uint8_t b() { return data.getU8(at); }
+  uint16_t w() { return data.getU16(at); }
+  uint64_t q() { return data.getU64(at); }
+  /// False after a read past the end (the error is consumed).
+  bool whole() {
+    if (at)
+      return true;
+    llvm::consumeError(at.takeError());
+    return false;
   }
-  uint8_t b() { return uint8_t(field(1)); }
-  uint16_t w() { return uint16_t(field(2)); }
-  uint64_t q() { return field(8); }
-
-private:
-  llvm::StringRef b_;
-  size_t at_ = 0;
-  bool ok_ = true;
+  llvm::DataExtractor data;
+  llvm::DataExtractor::Cursor at{0};
 };
 
 // The message when the records do not make a trace; the builder holds it otherwise.
@@ -64,8 +55,8 @@ std::optional<std::string> replay(llvm::StringRef bytes, TraceBuilder &t) {
   RecordReader in(bytes);
   bool defined = false;
   int64_t rank = -1;
-  while (!in.atEnd()) {
-    const size_t at = in.offset();
+  while (!in.data.eof(in.at)) {
+    const uint64_t at = in.at.tell();
     const char letter = char(in.b());
     const bool event = llvm::StringRef("RexsiIrpqc").contains(letter);
     if (event && !defined) {
@@ -143,7 +134,7 @@ std::optional<std::string> replay(llvm::StringRef bytes, TraceBuilder &t) {
     default:
       return fmt::format("offset {}: unknown record '{}'", at, letter);
     }
-    if (!in.ok())
+    if (!in.whole())
       return fmt::format("offset {}: the record '{}' is cut short", at, letter);
     if (!carryOn)
       return t.error();

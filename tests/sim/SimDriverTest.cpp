@@ -277,7 +277,16 @@ TEST(SimDriver, BinaryGoalGivesTheSameResult) {
 }
 
 TEST(SimDriver, MaxEventsStopsWithAnErrorAndWritesNothing) {
-  // ring5x2: 5 ranks, 240 ops, 320 events in all (LogGOPSim prints "Events: 320").
+  // ring5x2: 5 ranks of 48 ops (240), 16 steps of a 4096-byte send to the right, the
+  // recv from the left, a calc of 1200 that requires it, the next send after the calc.
+  // Events in all: 320, as LogGOPSim 76451de prints for the same file (txt2bin, then
+  // LogGOPSim -f: "Events: 320"). By hand, with the defaults o=1500, L=2500, G=6: a step
+  // takes o + L + o + 4095 G + 1200 = 31270 ns, so the run ends at 16 x 31270 = 500320.
+  // The last events scheduled are the five calcs freed when the last messages arrive,
+  // all at 15 x 31270 + o + L = 473050: with 319 allowed, the run stops there, those
+  // five calcs not done (235 of 240). Each rank has 17 roots (the first send and its 16
+  // recvs), numbered first (85); rank 0's send then schedules its message: 86 events
+  // and one op done (the eager send) when the roots of rank 0 have run.
   std::string dir = makeTempDir("sim-max-events");
   std::string goal = sourcePath("tests/golden/goal/ring5x2.goal");
   RunResult full = runInfracc({goal, "-emit=sim", "-sim-batch"});
@@ -296,7 +305,7 @@ TEST(SimDriver, MaxEventsStopsWithAnErrorAndWritesNothing) {
                             "were done\n");
   EXPECT_FALSE(llvm::sys::fs::exists(dir + "/report.txt"));
   // The roots are counted first (each rank's, then the check): a tiny limit stops after
-  // the first rank's roots have run.
+  // the first rank's roots have run (86 events, above).
   RunResult early = runInfracc({goal, "-emit=sim", "-sim-max-events=7"});
   EXPECT_EQ(early.status, 1);
   EXPECT_EQ(early.err, goal + ": error: the simulation was stopped after 86 events at simulated "

@@ -158,7 +158,7 @@ bool BinaryReader::checkRank(uint32_t r, RankCheck &c) {
     return false;
   };
   uint64_t base = bin::OffsetBase + u64(bin::JumpTableAt + bin::JumpEntrySize * uint64_t(r));
-  uint64_t end = bin::OffsetBase + u64(bin::JumpTableAt + bin::JumpEntrySize * uint64_t(r) + 8);
+  uint64_t end = rankEnd(r);
   uint32_t n = u32(base), roots = u32(base + 4);
   uint64_t rootsAt = base + bin::RankHeaderSize;
   uint64_t nodesAt = rootsAt + 4 * uint64_t(roots);
@@ -254,9 +254,8 @@ bool BinaryReader::checkRank(uint32_t r, RankCheck &c) {
 // before this one found one. The first share also moves the progress bar.
 void BinaryReader::checkRanks(RankCheck &c) {
   const char *text = buffer_->getBufferStart();
-  const char *released =
-      text + (c.from == 0 ? 0 : rankEnd(c.from - 1));   // this thread's pages only
   uint64_t lastMark = c.from == 0 ? 0 : rankEnd(c.from - 1);
+  const char *released = text + lastMark;   // this share's pages only
   for (uint32_t r = c.from; r < c.to; ++r) {
     if (!checkRank(r, c)) {
       unsigned first = firstFailed_.load();
