@@ -48,11 +48,6 @@ fuzz_one() {
     # reads: 10-20 executions per second on a 2-core VM, against hundreds to thousands
     # for the others. A twelfth of the executions keeps it near two minutes.
     case "$limit" in -runs=*) limit_t="-runs=$(( ${limit#-runs=} / 12 ))" ;; esac
-  elif [ "$t" = spc ]; then
-    # Each execution expands a storage trace into a service of up to a hundred ranks and
-    # simulates up to the harness's event cap (about 430 per second under the sanitizers):
-    # a third of the executions, under half a minute.
-    case "$limit" in -runs=*) limit_t="-runs=$(( ${limit#-runs=} / 3 ))" ;; esac
   fi
   # -close_fd_mask=2: the driver's error messages (expected for bad input) stay quiet.
   # -print_funcs=0: no "NEW_FUNC" lines, each of which has llvm-symbolizer run (about a
