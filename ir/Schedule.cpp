@@ -127,11 +127,14 @@ Schedule Schedule::viewPacked(uint32_t numRanks, llvm::ArrayRef<PackedRank> rank
   return s;
 }
 
-void Schedule::adviseSimulationAccess() const {
-  if (!viewedBytes_.empty() &&
-      randomAccessHelps(viewedBytes_.size(), numRanks_, availableMemory(),
-                        readAroundBytes(recordFile_)))
-    adviseRandomAccess(viewedBytes_.data(), viewedBytes_.size());
+uint64_t Schedule::adviseSimulationAccess() const {
+  if (viewedBytes_.empty())
+    return 0;
+  const uint64_t memory = availableMemory(), readAround = readAroundBytes(recordFile_);
+  if (!randomAccessHelps(viewedBytes_.size(), numRanks_, memory, readAround))
+    return 0;
+  adviseRandomAccess(viewedBytes_.data(), viewedBytes_.size());
+  return streamWindowBytes(2 * uint64_t(numRanks_), memory, readAround);
 }
 
 void Schedule::indexChunks() {

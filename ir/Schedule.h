@@ -302,8 +302,12 @@ public:
   /// the memory the process may use but a page per rank would (randomAccessHelps),
   /// asks the system to page the file in a page at a time. A 230 MB ring schedule
   /// under a 64 MiB limit, or a 43 GB one on a 23 GB machine, then simulates instead
-  /// of reading the file again and again (docs/performance.md).
-  void adviseSimulationAccess() const;
+  /// of reading the file again and again (docs/performance.md). Returns how far ahead
+  /// of each rank's records and of its successor entries the reader should ask for
+  /// pages (streamWindowBytes), 0 when the file is read as usual.
+  uint64_t adviseSimulationAccess() const;
+  /// A view's buffer (empty for a schedule in memory).
+  llvm::ArrayRef<uint8_t> viewedBytes() const { return viewedBytes_; }
   /// The same schedule as packed records in memory (send, recv and calc only; the
   /// caller checks). cpu and nic indices above 254 are kept beside the records; source
   /// locations are kept, labels are not.

@@ -3,6 +3,7 @@
 
 #include <llvm/Support/FileSystem.h>
 
+#include <algorithm>
 #include <vector>
 
 #if defined(__unix__) || defined(__APPLE__)
@@ -135,6 +136,28 @@ uint64_t readAroundBytes(llvm::StringRef path) {
 #else
   (void)path;
   return fallback;
+#endif
+}
+
+uint64_t streamWindowBytes(uint64_t streams, uint64_t memory, uint64_t window) {
+  constexpr uint64_t page = 4096;
+  if (streams == 0)
+    return 0;
+  const uint64_t w = std::min(memory / 3 / streams, window) / page * page;
+  return w >= page ? w : 0;
+}
+
+void adviseWillNeed(const void *data, size_t size) {
+#if defined(__unix__) || defined(__APPLE__)
+  if (size == 0)
+    return;
+  const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
+  const uintptr_t from = uintptr_t(data) & ~(page - 1);
+  const uintptr_t to = uintptr_t(data) + size;
+  (void)madvise(reinterpret_cast<void *>(from), to - from, MADV_WILLNEED);
+#else
+  (void)data;
+  (void)size;
 #endif
 }
 

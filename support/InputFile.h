@@ -37,4 +37,15 @@ uint64_t readAroundBytes(llvm::StringRef path);
 /// without read-around. Only advice: for a buffer that is not a mapping nothing changes.
 void adviseRandomAccess(const void *data, size_t size);
 
+/// For a file read page by page as `streams` interleaved sequential streams: how far
+/// ahead of each stream to ask for pages (adviseWillNeed): a third of `memory` over the
+/// streams (a stream keeps up to one and a half windows while it asks for the next
+/// half way through; the rest is for the reader's own memory), in whole pages, at most
+/// the read-around `window`; 0 when that is less than a page.
+uint64_t streamWindowBytes(uint64_t streams, uint64_t memory, uint64_t window);
+
+/// Asks the system to read the mapped bytes [data, data + size) now, without waiting
+/// for them (the pages the range touches). Only advice, as above.
+void adviseWillNeed(const void *data, size_t size);
+
 } // namespace infracc

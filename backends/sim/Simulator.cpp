@@ -9,6 +9,7 @@
 #include "backends/sim/MatchQueue.h"
 #include "backends/sim/ZeroedArray.h"
 #include "ir/Schedule.h"
+#include "support/InputFile.h"
 #include "support/Progress.h"
 
 #include <fmt/format.h>
@@ -332,6 +333,24 @@ private:
   [[gnu::always_inline]] void prefetchRankAhead(uint32_t rank, uint32_t ref) const {
     __builtin_prefetch(rec(rank, ref) + 2 * RecordSize);
   }
+  /// The same from the file, when it is read page by page (SimOptions::streamWindow):
+  /// the next window of the rank's records and of its successor entries is asked for
+  /// once the rank is half way through the last one.
+  void streamAhead(uint32_t rank, uint32_t ref) {
+    const uint8_t *r = rec(rank, ref);
+    askAhead(askedRec_[rank], r);
+    askAhead(askedSucc_[rank], succOf(rank, r));
+  }
+  void askAhead(uintptr_t &asked, const uint8_t *p) {
+    const uintptr_t at = reinterpret_cast<uintptr_t>(p);
+    if (at < asked)
+      return;
+    adviseWillNeed(p, size_t(std::min<uint64_t>(window_, viewEnd_ - at)));
+    asked = at + window_ / 2;
+  }
+  uint64_t window_ = 0;
+  std::vector<uintptr_t> askedRec_, askedSucc_;   // addresses in the mapped file
+  uintptr_t viewEnd_ = 0;
 
   // --- shared by both engines ---------------------------------------------------------
   /// The main loop: roots first, then events in time order until none is left.
@@ -1024,6 +1043,8 @@ template <bool Rec>
   setState(ref, OpState::Queued);
   heap.push({t, uint32_t(seq_++), ref});
   prefetchRankAhead(h, ref);
+  if (window_) [[unlikely]]
+    streamAhead(h, ref);
 }
 
 // =====================================================================================
@@ -1394,6 +1415,12 @@ SimResult EventEngine::run() {
   clocks_.assign(size_t(P_) * clockStride_, 0);
   clk_ = clocks_.data();
   rk_ = ranks_.data();
+  if (opt_.streamWindow && !s_.viewedBytes().empty()) {
+    window_ = opt_.streamWindow;
+    askedRec_.assign(P_, 0);
+    askedSucc_.assign(P_, 0);
+    viewEnd_ = reinterpret_cast<uintptr_t>(s_.viewedBytes().data() + s_.viewedBytes().size());
+  }
   freed_.reserve(64);
   carried_.reserve(64);
   scratch_.reserve(64);
@@ -1456,8 +1483,11 @@ SimResult simulate(const Schedule &s, const SimOptions &opts) {
   // The engine reads packed op records: a mapped binary GOAL file as it is, any other
   // schedule from a packed copy.
   if (s.isPacked()) {
-    s.adviseSimulationAccess();
-    return EventEngine(s, opts).run();
+    SimOptions o = opts;
+    const uint64_t window = s.adviseSimulationAccess();
+    if (!o.streamWindow)
+      o.streamWindow = window;
+    return EventEngine(s, o).run();
   }
   Schedule packed = s.packedCopy();
   return EventEngine(packed, opts).run();

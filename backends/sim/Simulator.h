@@ -47,6 +47,13 @@ struct SimOptions {
   /// happened. Checked after each event (the roots: after each rank's), so a run stops a
   /// little past the limit.
   uint64_t maxEvents = 0;
+  /// A schedule viewed in a mapped file that is read page by page (larger than the
+  /// memory, Schedule::adviseSimulationAccess): ask for this many bytes ahead of each
+  /// rank's records and successor entries as the rank advances, so that they are read
+  /// in pieces of this size while the simulation goes on instead of a page per fault.
+  /// 0: as the schedule's advice says (simulate() asks it); only advice, the results
+  /// do not change.
+  uint64_t streamWindow = 0;
 };
 
 /// Time categories of the critical path (docs/sim.md defines them).

@@ -162,6 +162,21 @@ TEST(Limits, PageByPageOnlyWhereReadAroundCannotFitButPagesCan) {
   EXPECT_TRUE(randomAccessHelps(257 * MiB, 257, 64 * MiB, 128 * KiB));
 }
 
+TEST(Limits, ReadAheadWindowsTakeAThirdOfTheMemory) {
+  const uint64_t KiB = 1024, MiB = KiB * KiB, GiB = MiB * KiB;
+  // The 8 M-event ring under 64 MiB: 2 x 1156 streams (records and successor entries),
+  // 64 MiB / 3 / 2312 = 9675 bytes: two pages (docs/performance.md measured 8 KiB as
+  // the fastest there; 12 KiB and more made the file's pages evict each other).
+  EXPECT_EQ(streamWindowBytes(2 * 1156, 64 * MiB, 8 * MiB), 8 * KiB);
+  EXPECT_EQ(streamWindowBytes(2 * 1156, 128 * MiB, 8 * MiB), 16 * KiB);   // 19,350 bytes
+  // A billion ops over 65,536 ranks on a 23 GiB machine: 62,805 bytes, 15 pages.
+  EXPECT_EQ(streamWindowBytes(2 * 65536, 23 * GiB, 8 * MiB), 60 * KiB);
+  // Never more than the device's read-around; nothing below a page.
+  EXPECT_EQ(streamWindowBytes(2, 64 * MiB, 128 * KiB), 128 * KiB);
+  EXPECT_EQ(streamWindowBytes(2 * 65536, 64 * MiB, 8 * MiB), 0u);   // 170 bytes
+  EXPECT_EQ(streamWindowBytes(0, 64 * MiB, 8 * MiB), 0u);
+}
+
 TEST(Limits, ReadAroundOfAFilesDevice) {
   std::string dir = makeTempDir("readaround");
   writeFile(dir + "/x", "x");
