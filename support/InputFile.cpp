@@ -147,32 +147,24 @@ uint64_t streamWindowBytes(uint64_t streams, uint64_t memory, uint64_t window) {
   return w >= page ? w : 0;
 }
 
-void adviseWillNeed(const void *data, size_t size) {
 #if defined(__unix__) || defined(__APPLE__)
+/// madvise over the pages [data, data + size) touches; advice only, errors are ignored.
+static void advisePages(const void *data, size_t size, int advice) {
   if (size == 0)
     return;
-  const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
+  static const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
   const uintptr_t from = uintptr_t(data) & ~(page - 1);
   const uintptr_t to = uintptr_t(data) + size;
-  (void)madvise(reinterpret_cast<void *>(from), to - from, MADV_WILLNEED);
-#else
-  (void)data;
-  (void)size;
-#endif
+  (void)madvise(reinterpret_cast<void *>(from), to - from, advice);
 }
+#else
+static void advisePages(const void *, size_t, int) {}
+#define MADV_WILLNEED 0
+#define MADV_RANDOM 0
+#endif
 
-void adviseRandomAccess(const void *data, size_t size) {
-#if defined(__unix__) || defined(__APPLE__)
-  if (size == 0)
-    return;
-  const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
-  const uintptr_t from = uintptr_t(data) & ~(page - 1);
-  const uintptr_t to = uintptr_t(data) + size;
-  (void)madvise(reinterpret_cast<void *>(from), to - from, MADV_RANDOM);
-#else
-  (void)data;
-  (void)size;
-#endif
-}
+void adviseWillNeed(const void *data, size_t size) { advisePages(data, size, MADV_WILLNEED); }
+
+void adviseRandomAccess(const void *data, size_t size) { advisePages(data, size, MADV_RANDOM); }
 
 } // namespace infracc
