@@ -1200,6 +1200,8 @@ template <bool Rec> void EventEngine::atlahsPushFreed(TimeOnlyHeap &heap) {
       }
       setState(ref, OpState::Queued);
       heap.push({t, uint32_t(seq_++), ref});
+      if (window_) [[unlikely]]
+        streamAhead(h, ref);
     }
   }
   freed_.clear();

@@ -36,18 +36,22 @@ TEST(SimStreamWindow, TheResultsDoNotDependOnTheWindow) {
   ASSERT_TRUE(s->isPacked());
   ASSERT_FALSE(s->viewedBytes().empty());
 
-  sim::SimOptions o;
-  o.streamWindow = 0;
-  sim::SimResult in = sim::simulate(p.schedule->packedCopy(), o);   // in memory: no view
-  ASSERT_TRUE(in.finished());
-  for (uint64_t window : {uint64_t(4096), uint64_t(8192), uint64_t(1) << 20}) {
-    o.streamWindow = window;
-    sim::SimResult r = sim::simulate(*s, o);
-    EXPECT_TRUE(r.finished()) << window;
-    EXPECT_EQ(r.makespan, in.makespan) << window;
-    EXPECT_EQ(r.hostFinish, in.hostFinish) << window;
-    EXPECT_EQ(r.cpuFinish, in.cpuFinish) << window;
-    EXPECT_EQ(r.messages, in.messages) << window;
-    EXPECT_EQ(r.opsDone, s->numOps()) << window;
+  // Both engines (LogGOPSim's and ATLAHS's).
+  for (sim::Engine engine : {sim::Engine::Lgs, sim::Engine::Atlahs}) {
+    sim::SimOptions o;
+    o.engine = engine;
+    o.streamWindow = 0;
+    sim::SimResult in = sim::simulate(p.schedule->packedCopy(), o);   // in memory: no view
+    ASSERT_TRUE(in.finished());
+    for (uint64_t window : {uint64_t(4096), uint64_t(8192), uint64_t(1) << 20}) {
+      o.streamWindow = window;
+      sim::SimResult r = sim::simulate(*s, o);
+      EXPECT_TRUE(r.finished()) << window;
+      EXPECT_EQ(r.makespan, in.makespan) << window;
+      EXPECT_EQ(r.hostFinish, in.hostFinish) << window;
+      EXPECT_EQ(r.cpuFinish, in.cpuFinish) << window;
+      EXPECT_EQ(r.messages, in.messages) << window;
+      EXPECT_EQ(r.opsDone, s->numOps()) << window;
+    }
   }
 }
