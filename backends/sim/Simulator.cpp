@@ -347,6 +347,7 @@ private:
       return;
     adviseWillNeed(p, size_t(std::min<uint64_t>(window_, viewEnd_ - at)));
     asked = at + window_ / 2;
+    ++res_.readAheadRequests;
   }
   uint64_t window_ = 0;
   std::vector<uintptr_t> askedRec_, askedSucc_;   // addresses in the mapped file

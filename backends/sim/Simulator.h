@@ -130,6 +130,7 @@ struct SimResult {
   uint64_t events = 0;         // LogGOPSim's count: ops made executable + messages
   uint64_t reinsertions = 0;   // events put back because a resource was busy
   uint64_t opsDone = 0;
+  uint64_t readAheadRequests = 0;   // windows asked for (SimOptions::streamWindow)
   uint64_t messages = 0, bytes = 0, eager = 0, rendezvous = 0;
   double wallSeconds = 0;      // time spent in the event loop
 
