@@ -3,6 +3,7 @@
 // (unknown components, one2one length mismatches, recursive composition, ...).
 #include "ir/FabricGraph.h"
 
+#include "ir/AnnotationNames.h"
 #include "support/Diagnostics.h"
 #include "support/Limits.h"
 
@@ -1219,58 +1220,6 @@ void setAttribute(std::vector<Attribute> &attrs, const Attribute &a) {
   attrs.push_back(a);
 }
 
-// The reference's annotation name syntax (_expand_node_string): a name with a dot is
-// taken as it is; otherwise every run of [A-Za-z0-9_-] is a part, a part may be
-// followed by [start:stop], and the parts' expansions are combined, joined with '.':
-// `server[0:2]xpu[0]` is server.0.xpu.0 and server.1.xpu.0. Returns the strings, or
-// an explanation when the syntax asks for something the reference cannot mean.
-std::vector<std::string> expandAnnotationName(llvm::StringRef s) {
-  if (s.empty())
-    return {};
-  if (s.contains('.'))
-    return {s.str()};
-  auto isNameChar = [](char c) { return llvm::isAlnum(c) || c == '_' || c == '-'; };
-  std::vector<std::vector<std::string>> parts;
-  size_t i = 0;
-  while (i < s.size()) {
-    if (!isNameChar(s[i])) {
-      ++i;
-      continue;
-    }
-    size_t j = i;
-    while (j < s.size() && isNameChar(s[j]))
-      ++j;
-    std::string name = s.slice(i, j).str();
-    i = j;
-    // An optional [digits:digits].
-    std::vector<std::string> expanded{name};
-    if (i < s.size() && s[i] == '[') {
-      size_t close = s.find(']', i);
-      llvm::StringRef body = close == llvm::StringRef::npos ? "" : s.slice(i + 1, close);
-      auto [a, b] = body.split(':');
-      uint64_t lo, hi;
-      if (body.contains(':') && !a.empty() && !b.empty() && llvm::all_of(a, llvm::isDigit) &&
-          llvm::all_of(b, llvm::isDigit) && !a.getAsInteger(10, lo) && !b.getAsInteger(10, hi)) {
-        expanded.clear();
-        for (uint64_t k = lo; k < hi && k < lo + 100000000; ++k)
-          expanded.push_back(name + "." + std::to_string(k));
-        i = close + 1;
-      }
-    }
-    parts.push_back(std::move(expanded));
-  }
-  std::vector<std::string> out{""};
-  for (const auto &p : parts) {
-    std::vector<std::string> next;
-    next.reserve(out.size() * p.size());
-    for (const std::string &prefix : out)
-      for (const std::string &x : p)
-        next.push_back(prefix.empty() ? x : prefix + "." + x);
-    out = std::move(next);
-  }
-  return out;
-}
-
 } // namespace
 
 void FabricExpander::applyAnnotations() {
@@ -1308,23 +1257,24 @@ void FabricExpander::applyAnnotations() {
   for (const auto &na : ann.nodes) {
     uint32_t index = static_cast<uint32_t>(nodeAttrs.size());
     nodeAttrs.push_back(filtered(na.attributes));
-    std::vector<std::string> names = expandAnnotationName(na.name);
+    AnnotationNames names(na.name);
     if (names.empty()) {
       error(na.loc, "node annotation has an empty name");
       continue;
     }
-    for (const std::string &name : names) {
+    names.forEach([&](const std::string &name) {
       auto range = g_->prefixRange(name);
       if (!range) {
         error(na.loc, "node annotation '" + na.name + "'" +
-                          (names.size() > 1 || name != na.name ? " names '" + name + "', which"
-                                                               : std::string(", which")) +
+                          (name != na.name ? " names '" + name + "', which"
+                                           : std::string(", which")) +
                           " is no node and no prefix of node names (such as 'host', 'host.0', "
                           "'host.0.xpu' or 'host.0.xpu.1')");
-        break;
+        return false;
       }
       rules.push_back({range->first, range->second, index});
-    }
+      return true;
+    });
   }
   if (!rules.empty()) {
     std::vector<std::pair<NodeId, int64_t>> events;   // (position, +rule+1 / -(rule+1))
@@ -1382,17 +1332,18 @@ void FabricExpander::applyAnnotations() {
     bool ok = true;
     for (int k = 0; k < 2 && ok; ++k) {
       const std::string &spec = k == 0 ? ea.ep1 : ea.ep2;
-      for (const std::string &name : expandAnnotationName(spec)) {
+      AnnotationNames(spec).forEach([&](const std::string &name) {
         auto node = g_->lookup(name);
         if (!node) {
           error(ea.loc, "edge annotation endpoint '" + name + "' is not a node (edge "
                         "annotations name nodes exactly, e.g. 'host.0.nic.0' or "
                         "'host[0:2]nic[0]')");
           ok = false;
-          break;
+          return false;
         }
         side[k].push_back(*node);
-      }
+        return true;
+      });
     }
     if (!ok)
       continue;

@@ -133,3 +133,39 @@ TEST(Annotations, UnknownLink) {
             std::string::npos)
       << r.log;
 }
+
+// A slice's names are made one at a time and the first that names no node ends it:
+// [0:99999999] used to be expanded to a hundred million strings first (about 2 GB and
+// more than 10 s; found by the infragraph-yaml fuzz target).
+TEST(Annotations, HugeSliceStopsAtTheFirstMissingNode) {
+  std::string doc = Doc;
+  doc.replace(doc.find("\"tor[0]\""), 8, "\"host[0:99999999]nic\"");
+  Expanded r = expandText(doc);
+  EXPECT_FALSE(r.graph);
+  EXPECT_NE(r.log.find(errorAt(doc, "\"host[0:99999999]nic\"",
+                               "node annotation 'host[0:99999999]nic' names 'host.4.nic', which "
+                               "is no node and no prefix of node names (such as 'host', "
+                               "'host.0', 'host.0.xpu' or 'host.0.xpu.1')")),
+            std::string::npos)
+      << r.log;
+
+  doc = Doc;
+  doc.replace(doc.find("\"tor[0]port[0:4]\""), 17, "\"tor[0]port[0:18446744073709551615]\"");
+  r = expandText(doc);
+  EXPECT_FALSE(r.graph);
+  EXPECT_NE(r.log.find("error: edge annotation endpoint 'tor.0.port.4' is not a node (edge "
+                       "annotations name nodes exactly, e.g. 'host.0.nic.0' or "
+                       "'host[0:2]nic[0]')\n"),
+            std::string::npos)
+      << r.log;
+}
+
+TEST(Annotations, EmptySliceIsAnEmptyName) {
+  std::string doc = Doc;
+  doc.replace(doc.find("\"tor[0]\""), 8, "\"host[3:3]\"");
+  Expanded r = expandText(doc);
+  EXPECT_FALSE(r.graph);
+  EXPECT_NE(r.log.find(errorAt(doc, "\"host[3:3]\"", "node annotation has an empty name")),
+            std::string::npos)
+      << r.log;
+}
