@@ -48,6 +48,50 @@ def blocks(path):
         yield line_no, cmd, expected
 
 
+def plain_commands(path):
+    """Indented command lines shown without a prompt or output: (line, command)."""
+    lines = open(path, encoding="utf-8").read().split("\n")
+    fenced = False
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+            continue
+        m = re.match(r"^ {4,}((?:\./)?(?:build/)?infracc .*)$", line)
+        if fenced or not m:
+            continue
+        cmd = m.group(1)
+        k = i + 1
+        while cmd.rstrip().endswith("\\") and k < len(lines):
+            cmd = cmd.rstrip()[:-1] + " " + lines[k].strip()
+            k += 1
+        yield i + 1, cmd.split(" # ")[0].split("  #")[0].strip()
+
+
+def inputs_exist(cmd, work):
+    """True when every input the command names is there: a page's examples may name the
+    reader's own files (fabric.yaml, trace.goal), which are not run."""
+    words = cmd.split("|")[0].split()[1:]
+    skip_next = False
+    for w in words:
+        if skip_next:
+            skip_next = False
+            continue
+        if w in ("-o", "&&"):
+            skip_next = w == "-o"
+            continue
+        if w.startswith("-"):
+            m = re.match(r"^-[\w-]+=(.*)$", w)
+            value = m.group(1) if m else ""
+            if re.search(r"\.(ya?ml|json|goal|bin|txt|placemap|kernels|spc|vef|et)$", value) \
+                    and not w.startswith("-o="):
+                if not os.path.exists(os.path.join(work, value)):
+                    return False
+            continue
+        if not os.path.exists(os.path.join(work, w.rstrip("/"))):
+            return False
+    return True
+
+
 def squeeze(s):
     return " ".join(s.split())
 
@@ -111,10 +155,11 @@ def main():
     pages = [os.path.join(source, "README.md")] + sorted(
         os.path.join(source, "docs", f) for f in os.listdir(os.path.join(source, "docs"))
         if f.endswith(".md"))
-    failures, ran, external = [], 0, []
+    failures, ran, external, plain_ran, plain_skipped = [], 0, [], 0, 0
     for page in pages:
         found = list(blocks(page))
-        if not found:
+        plain = list(plain_commands(page))
+        if not found and not plain:
             continue
         with tempfile.TemporaryDirectory(prefix="infracc-docs-") as work:
             for d in ("examples", "tests"):
@@ -138,9 +183,24 @@ def main():
                 if diff is not None:
                     failures.append(f"{where}: `{cmd}` (exit {run.returncode}): the page shows\n"
                                     f"    {diff[0]}\n  where it prints\n    {diff[1]}")
+            # Commands shown without output: those whose inputs are all there must succeed.
+            for line_no, cmd in plain:
+                where = f"{os.path.relpath(page, source)}:{line_no}"
+                if not inputs_exist(cmd, work):
+                    plain_skipped += 1
+                    continue
+                run = subprocess.run(["bash", "-c", "set -o pipefail; " + cmd], cwd=work,
+                                     env=env, capture_output=True, text=True, timeout=300)
+                plain_ran += 1
+                # `| head` closes the pipe early: infracc then stops writing and exits 74
+                # (EX_IOERR) without a message, as the shell shows nothing of it.
+                if run.returncode != 0 and not ("|" in cmd and run.returncode == 74):
+                    failures.append(f"{where}: `{cmd}` exits {run.returncode}:\n    " +
+                                    "\n    ".join(run.stderr.strip().split("\n")[:6]))
     for f in failures:
         print(f)
-    print(f"{ran} commands run, {len(failures)} printing something else than the page shows")
+    print(f"{ran} commands with their output and {plain_ran} without run, {len(failures)} "
+          f"failed; {plain_skipped} not run (they name the reader's files)")
     for e in external:
         print(f"not run (a reference tool): {e}")
     return 1 if failures else 0
