@@ -24,8 +24,10 @@
 #include "passes/Pass.h"
 #include "passes/collectives/Splice.h"
 #include "support/Diagnostics.h"
+#include "support/Limits.h"
 #include "support/Options.h"
 
+#include <fmt/format.h>
 #include <llvm/ADT/DenseMap.h>
 
 #include <cmath>
@@ -48,6 +50,9 @@ cl::opt<double> ReduceNsPerByte("gpu-reduce-ns-per-byte", cl::init(0), cl::value
 
 /// Bytes of a control message: a semaphore update or a remote-load request.
 constexpr uint64_t ControlBytes = 8;
+/// What an operation of the lowered schedule costs while it is built, as for lowered
+/// collectives (docs/reliability.md, "Limits").
+constexpr uint64_t BytesPerLoweredOp = 40;
 constexpr uint32_t TagBase = 0x80000000u;
 
 class KernelLowerer {
@@ -56,6 +61,10 @@ public:
       : s_(s), k_(*s.kernels()), diags_(diags), where_(where), lookup_(k_) {}
   bool prepare();
   Schedule run(Statistics &stats);
+  /// False, with an error, when the lowered schedule would not fit in -max-memory:
+  /// loops are lowered once per iteration, so a small plan or kernel file with a large
+  /// buffer (-msg-size) can mean billions of operations.
+  bool fitsInMemory();
 
 private:
   struct Incoming {           // a put's recv on the receiving side, for packet readers
@@ -156,6 +165,121 @@ bool KernelLowerer::prepare() {
   return diags_.errorCount() == before;
 }
 
+// The operations lowerKernel() makes for a kernel, counted without making them (at
+// most that many: a data op of zero bytes makes none), saturating at 2^64 - 1. As in
+// lowerGroup(): a group of fused data ops makes a wait for packets read here, 4 ops per
+// remote source (the request, its recv, the reply, its recv), a calc per reduce, 2 per
+// remote destination (the send and its recv) and a local copy; a release its send and
+// perhaps an unmatched recv; an acquire or a barrier one op.
+static uint64_t loweredOps(const KernelLevel &k, const Kernel &K) {
+  auto add = [](uint64_t a, uint64_t b) {
+    uint64_t r;
+    return __builtin_add_overflow(a, b, &r) ? ~uint64_t(0) : r;
+  };
+  auto mul = [](uint64_t a, uint64_t b) {
+    uint64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? ~uint64_t(0) : r;
+  };
+  auto remote = [&](const BufferRef &r) -> uint64_t {
+    if (!r.multicast)
+      return r.gpu != K.gpu;
+    uint64_t n = 0;
+    if (r.gpu < k.groups.size())
+      for (uint32_t m : k.groups[r.gpu].gpus)
+        n += m != K.gpu;
+    return n;
+  };
+  auto group = [&](llvm::ArrayRef<GpuOp> g) -> uint64_t {
+    const GpuOp &o = g[0];
+    if (!isDataOp(o.kind)) {
+      switch (o.kind) {
+      case GpuOpKind::SemRelease:
+        return 2;
+      case GpuOpKind::SemAcquire:
+      case GpuOpKind::Barrier:
+        return 1;
+      default:
+        return 0;
+      }
+    }
+    uint64_t n = 0;
+    bool wait = false, reduce = false, remoteLoad = false, localWrite = false;
+    for (const GpuOp &x : g) {
+      reduce |= x.kind == GpuOpKind::Reduce;
+      n += x.kind == GpuOpKind::Reduce;
+      if (x.readsMemory()) {
+        uint64_t r = remote(x.src);
+        remoteLoad |= r > 0;
+        n += 4 * r;
+        wait |= x.src.packet && !x.src.multicast && x.src.gpu == K.gpu;
+      }
+      if (x.writesMemory()) {
+        uint64_t r = remote(x.dst);
+        n += 2 * r;
+        localWrite |= x.dst.multicast ? r < k.groups[x.dst.gpu].gpus.size() : r == 0;
+      }
+    }
+    return n + wait + (localWrite && !reduce && !remoteLoad);
+  };
+  // The ops of [begin, end), fused runs taken together.
+  auto run = [&](llvm::ArrayRef<GpuOp> ops, uint32_t begin, uint32_t end) {
+    uint64_t n = 0;
+    for (uint32_t j = begin; j < end;) {
+      uint32_t g = j;
+      while (g + 1 < end && ops[g].fusedWithNext())
+        ++g;
+      n = add(n, group(ops.slice(j, g + 1 - j)));
+      j = g + 1;
+    }
+    return n;
+  };
+  uint64_t total = 0;
+  for (uint32_t wg = 0; wg < K.numWorkgroups; ++wg) {
+    llvm::ArrayRef<GpuOp> ops = k.opsOf(k.workgroups[K.firstWorkgroup + wg]);
+    for (uint32_t i = 0; i < ops.size();) {
+      if (ops[i].kind != GpuOpKind::Loop) {
+        uint32_t end = i + 1;
+        while (end < ops.size() && ops[end - 1].fusedWithNext() &&
+               ops[end].kind != GpuOpKind::Loop)
+          ++end;
+        total = add(total, run(ops, i, end));
+        i = end;
+        continue;
+      }
+      uint32_t end = std::min<uint32_t>(i + 1 + ops[i].id, ops.size());
+      total = add(total, mul(run(ops, i + 1, end), ops[i].count));
+      i = end;
+    }
+  }
+  return total;
+}
+
+bool KernelLowerer::fitsInMemory() {
+  uint64_t total = 0, largest = 0;
+  uint32_t big = 0;
+  for (uint32_t kn = 0; kn < k_.kernels.size(); ++kn) {
+    uint64_t n = loweredOps(k_, k_.kernels[kn]);
+    total = total + n < total ? ~uint64_t(0) : total + n;
+    if (n > largest) {
+      largest = n;
+      big = kn;
+    }
+  }
+  if (!largest)
+    return true;
+  const Kernel &K = k_.kernels[big];
+  std::string what = fmt::format("lowering the kernels to messages (the largest: GPU {}'s "
+                                 "kernel of {} workgroup{} over {} bytes of input, {} "
+                                 "operations)",
+                                 K.gpu, K.numWorkgroups, K.numWorkgroups == 1 ? "" : "s",
+                                 K.buffer(BufferKind::Input), largest);
+  if (std::optional<std::string> msg = exceedsMemory(what, total, BytesPerLoweredOp)) {
+    diags_.error(where_, *msg);
+    return false;
+  }
+  return true;
+}
+
 void KernelLowerer::put(uint32_t kn, uint32_t wg, const BufferRef &dst, uint32_t to,
                         uint64_t wire, uint64_t lo) {
   uint32_t me = k_.kernels[kn].gpu;
@@ -242,7 +366,8 @@ void KernelLowerer::lowerKernel(uint32_t kn) {
   st.tail.assign(K.numWorkgroups, ~0u);
   for (uint32_t wg = 0; wg < K.numWorkgroups; ++wg) {
     llvm::ArrayRef<GpuOp> ops = k_.opsOf(k_.workgroups[K.firstWorkgroup + wg]);
-    // Each op with its loop's iterations: [begin, end) repeated `times`.
+    // A loop's body with its iterations, or one op with those fused to it (lowered
+    // together, once): [begin, end) repeated `times`.
     for (uint32_t i = 0; i < ops.size();) {
       uint32_t begin = i, end = i + 1;
       uint64_t times = 1, unit = 0;
@@ -251,11 +376,14 @@ void KernelLowerer::lowerKernel(uint32_t kn) {
         end = begin + ops[i].id;
         times = ops[i].count;
         unit = ops[i].bytes;
+      } else {
+        while (end < ops.size() && ops[end - 1].fusedWithNext())
+          ++end;
       }
       for (uint64_t it = 0; it < times; ++it)
         for (uint32_t j = begin; j < end;) {
           uint32_t g = j;
-          while (ops[g].fusedWithNext())
+          while (g + 1 < end && ops[g].fusedWithNext())
             ++g;
           llvm::ArrayRef<GpuOp> group = ops.slice(j, g + 1 - j);
           j = g + 1;
@@ -372,7 +500,7 @@ public:
     if (!(CopyNsPerByte >= 0) || !(ReduceNsPerByte >= 0))
       return usageError("-gpu-copy-ns-per-byte and -gpu-reduce-ns-per-byte must be 0 or more");
     KernelLowerer l(*m.schedule, ctx.diags, m.workloadSource);
-    if (!l.prepare())
+    if (!l.prepare() || !l.fitsInMemory())
       return reportedError();
     m.schedule = l.run(ctx.stats);
     return llvm::Error::success();
