@@ -99,73 +99,56 @@ TEST(Annotations, AttributesTheExpansionSetsAreIgnoredWithOneWarning) {
                        "nodes without edges), e.g. 'host.0.xpu.0' cannot reach 'host.1.xpu.0'\n");
 }
 
-TEST(Annotations, NodeNameMatchingNothing) {
+namespace {
+
+// The document with `from` replaced by `to` fails to expand and says `message` (an
+// error located at `to` when `located`, else a line of the log as it is).
+void expectRefused(const std::string &from, const std::string &to, const std::string &message,
+                   bool located = true) {
   std::string doc = Doc;
-  doc.replace(doc.find("\"tor[0]\""), 8, "\"tor[1]\"");
+  doc.replace(doc.find(from), from.size(), to);
   Expanded r = expandText(doc);
-  EXPECT_FALSE(r.graph);
-  EXPECT_NE(r.log.find(errorAt(doc, "\"tor[1]\"",
-                               "node annotation 'tor[1]' names 'tor.1', which is no node and no "
-                               "prefix of node names (such as 'host', 'host.0', 'host.0.xpu' or "
-                               "'host.0.xpu.1')")),
-            std::string::npos)
-      << r.log;
+  EXPECT_FALSE(r.graph) << to;
+  std::string want = located ? errorAt(doc, to, message) : message;
+  EXPECT_NE(r.log.find(want), std::string::npos) << r.log;
+}
+
+} // namespace
+
+TEST(Annotations, NodeNameMatchingNothing) {
+  expectRefused("\"tor[0]\"", "\"tor[1]\"",
+                "node annotation 'tor[1]' names 'tor.1', which is no node and no prefix of node "
+                "names (such as 'host', 'host.0', 'host.0.xpu' or 'host.0.xpu.1')");
 }
 
 TEST(Annotations, EdgeAnnotationMatchingNoEdge) {
-  std::string doc = Doc;
-  doc.replace(doc.find("\"tor[0]port[0:4]\""), 17, "\"host[2:4]nic[0]\"");
-  Expanded r = expandText(doc);
-  EXPECT_FALSE(r.graph);
-  EXPECT_NE(r.log.find("error: edge annotation 'host[0:2]nic[0]' -- 'host[2:4]nic[0]' matches no "
-                       "edge: no node of the first is joined to one of the second\n"),
-            std::string::npos)
-      << r.log;
+  expectRefused("\"tor[0]port[0:4]\"", "\"host[2:4]nic[0]\"",
+                "error: edge annotation 'host[0:2]nic[0]' -- 'host[2:4]nic[0]' matches no edge: "
+                "no node of the first is joined to one of the second\n",
+                false);
 }
 
 TEST(Annotations, UnknownLink) {
-  std::string doc = Doc;
-  doc.replace(doc.find("{name: eth, attributes"), 10, "{name: ethh");
-  Expanded r = expandText(doc);
-  EXPECT_FALSE(r.graph);
-  EXPECT_NE(r.log.find("error: link annotation names 'ethh', which is not a link (links: eth, "
-                       "pcie); did you mean 'eth'?\n"),
-            std::string::npos)
-      << r.log;
+  expectRefused("{name: eth, attributes", "{name: ethh, attributes",
+                "error: link annotation names 'ethh', which is not a link (links: eth, pcie); did "
+                "you mean 'eth'?\n",
+                false);
 }
 
 // A slice's names are made one at a time and the first that names no node ends it:
 // [0:99999999] used to be expanded to a hundred million strings first (about 2 GB and
 // more than 10 s; found by the infragraph-yaml fuzz target).
 TEST(Annotations, HugeSliceStopsAtTheFirstMissingNode) {
-  std::string doc = Doc;
-  doc.replace(doc.find("\"tor[0]\""), 8, "\"host[0:99999999]nic\"");
-  Expanded r = expandText(doc);
-  EXPECT_FALSE(r.graph);
-  EXPECT_NE(r.log.find(errorAt(doc, "\"host[0:99999999]nic\"",
-                               "node annotation 'host[0:99999999]nic' names 'host.4.nic', which "
-                               "is no node and no prefix of node names (such as 'host', "
-                               "'host.0', 'host.0.xpu' or 'host.0.xpu.1')")),
-            std::string::npos)
-      << r.log;
-
-  doc = Doc;
-  doc.replace(doc.find("\"tor[0]port[0:4]\""), 17, "\"tor[0]port[0:18446744073709551615]\"");
-  r = expandText(doc);
-  EXPECT_FALSE(r.graph);
-  EXPECT_NE(r.log.find("error: edge annotation endpoint 'tor.0.port.4' is not a node (edge "
-                       "annotations name nodes exactly, e.g. 'host.0.nic.0' or "
-                       "'host[0:2]nic[0]')\n"),
-            std::string::npos)
-      << r.log;
+  expectRefused("\"tor[0]\"", "\"host[0:99999999]nic\"",
+                "node annotation 'host[0:99999999]nic' names 'host.4.nic', which is no node and "
+                "no prefix of node names (such as 'host', 'host.0', 'host.0.xpu' or "
+                "'host.0.xpu.1')");
+  expectRefused("\"tor[0]port[0:4]\"", "\"tor[0]port[0:18446744073709551615]\"",
+                "error: edge annotation endpoint 'tor.0.port.4' is not a node (edge annotations "
+                "name nodes exactly, e.g. 'host.0.nic.0' or 'host[0:2]nic[0]')\n",
+                false);
 }
 
 TEST(Annotations, EmptySliceIsAnEmptyName) {
-  std::string doc = Doc;
-  doc.replace(doc.find("\"tor[0]\""), 8, "\"host[3:3]\"");
-  Expanded r = expandText(doc);
-  EXPECT_FALSE(r.graph);
-  EXPECT_NE(r.log.find(errorAt(doc, "\"host[3:3]\"", "node annotation has an empty name")),
-            std::string::npos)
-      << r.log;
+  expectRefused("\"tor[0]\"", "\"host[3:3]\"", "node annotation has an empty name");
 }
