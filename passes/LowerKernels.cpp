@@ -32,6 +32,7 @@
 
 #include <cmath>
 #include <map>
+#include <tuple>
 
 namespace infracc {
 namespace {
@@ -71,6 +72,11 @@ private:
     BufferKind buffer;
     uint64_t lo, hi;
     uint32_t recv;
+  };
+  struct PacketRead {         // a workgroup reading LL packets of its own GPU
+    uint32_t kernel, wg, op;  // op: the calc that waits for the packets
+    BufferKind buffer;
+    uint64_t lo, hi;
   };
   struct Release {
     uint32_t op;              // channel: the send; device: the calc
@@ -125,6 +131,7 @@ private:
            uint64_t lo);
   void get(uint32_t kn, uint32_t wg, uint32_t from, uint64_t wire);
   void resolveSemaphores();
+  void resolvePacketReads();
 
   const Schedule &s_;
   const KernelLevel &k_;
@@ -132,6 +139,7 @@ private:
   llvm::StringRef where_;
   KernelLookup lookup_;
   std::vector<KernelState> ks_;
+  std::vector<PacketRead> packetReads_;
   llvm::DenseMap<uint64_t, uint32_t> seq_;
   std::vector<std::vector<Release>> releases_;
   std::vector<std::vector<Acquire>> acquires_;
@@ -313,8 +321,10 @@ void KernelLowerer::lowerGroup(uint32_t kn, uint32_t wg, llvm::ArrayRef<GpuOp> g
       return k_.groups[r.gpu].gpus;
     return {r.gpu};
   };
-  // Reading LL packets waits for the puts that wrote them.
-  std::vector<uint32_t> waits;
+  // Reading LL packets waits for the puts that wrote them: a calc here, joined to
+  // those puts' recvs once every kernel is lowered (resolvePacketReads; the writer may
+  // be a kernel lowered later).
+  uint32_t arrival = ~0u;
   bool remoteLoad = false, reduce = false;
   for (const GpuOp &o : group) {
     reduce |= o.kind == GpuOpKind::Reduce;
@@ -324,16 +334,10 @@ void KernelLowerer::lowerGroup(uint32_t kn, uint32_t wg, llvm::ArrayRef<GpuOp> g
       remoteLoad |= m != me;
     if (o.src.packet && !o.src.multicast && o.src.gpu == me) {
       uint64_t lo = sliceOffset(o.src, shift, k_.kernels[kn].scratchWrap);
-      uint64_t hi = lo + o.src.footprint(bytes);
-      for (const Incoming &in : ks_[kn].incoming)
-        if (in.buffer == o.src.buffer && in.lo < hi && lo < in.hi)
-          waits.push_back(in.recv);
+      if (arrival == ~0u)
+        arrival = chain(kn, wg, OpKind::Calc, 0, 0);
+      packetReads_.push_back({kn, wg, arrival, o.src.buffer, lo, lo + o.src.footprint(bytes)});
     }
-  }
-  if (!waits.empty()) {
-    uint32_t arrival = chain(kn, wg, OpKind::Calc, 0, 0);
-    for (uint32_t w : waits)
-      req(kn, arrival, w);
   }
   for (const GpuOp &o : group)
     if (o.readsMemory())
@@ -436,6 +440,29 @@ void KernelLowerer::lowerKernel(uint32_t kn) {
   }
 }
 
+// A workgroup's n-th read of a range of packets waits for the n-th put into that range
+// (each put's range counted on its own when a read spans several): LL packets carry a
+// flag per round, so a read takes the round it is in, whichever kernel wrote it and in
+// whatever order the kernels were lowered. A read past the last put waits for the last.
+void KernelLowerer::resolvePacketReads() {
+  // Per kernel and put range, the puts' recvs in program order.
+  std::vector<std::map<std::tuple<BufferKind, uint64_t, uint64_t>, std::vector<uint32_t>>> puts(
+      ks_.size());
+  for (uint32_t kn = 0; kn < ks_.size(); ++kn)
+    for (const Incoming &in : ks_[kn].incoming)
+      puts[kn][{in.buffer, in.lo, in.hi}].push_back(in.recv);
+  // (kernel, workgroup, put range) -> reads of it so far.
+  std::map<std::tuple<uint32_t, uint32_t, BufferKind, uint64_t, uint64_t>, size_t> seen;
+  for (const PacketRead &r : packetReads_)
+    for (const auto &[range, recvs] : puts[r.kernel]) {
+      auto [buffer, lo, hi] = range;
+      if (buffer != r.buffer || !(lo < r.hi && r.lo < hi))
+        continue;
+      size_t n = seen[{r.kernel, r.wg, buffer, lo, hi}]++;
+      req(r.kernel, r.op, recvs[std::min(n, recvs.size() - 1)]);
+    }
+}
+
 void KernelLowerer::resolveSemaphores() {
   for (uint32_t s = 0; s < k_.semaphores.size(); ++s) {
     const Semaphore &S = k_.semaphores[s];
@@ -474,6 +501,7 @@ Schedule KernelLowerer::run(Statistics &stats) {
   for (uint32_t kn = 0; kn < k_.kernels.size(); ++kn)
     lowerKernel(kn);
   resolveSemaphores();
+  resolvePacketReads();
   ScheduleBuilder b(s_.numRanks());
   coll::Splicer splicer;
   Fragment frag;

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <regex>
+
 namespace infracc::test {
 namespace {
 
@@ -177,6 +179,32 @@ TEST(GoalOfKernels, AFusedGroupIsLoweredOnce) {
   EXPECT_EQ(signals, 6u);
   // LogGOPSim (spcl/LogGOPSim, txt2bin + LogGOPSim -f with its defaults) on this -emit=goal
   // output gives 9503400 ns for every host, as -emit=sim does (tests/golden/loadstore/sim).
+}
+
+// Reading LL packets waits for the put that wrote them, whichever GPU's kernel is
+// lowered first: GPU 0 (lowered before GPU 1) waits for GPU 1's packets as GPU 1 waits
+// for GPU 0's (before, only the later kernel waited).
+TEST(GoalOfKernels, PacketReadsWaitForThePutsWhateverTheKernelOrder) {
+  RunResult r = runInfracc({plan("allreduce_ll"), "-msg-size=1024", "-emit=goal"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (std::string me : {"0", "1"}) {
+    std::string body = r.out.substr(r.out.find("rank " + me + " {"));
+    body = body.substr(0, body.find("\n}\n") + 1);
+    std::string peer = me == "0" ? "1" : "0";
+    // Each of the peer's two puts is waited for by a calc of this rank (the reduce's
+    // and the copy's wait for their packets).
+    for (std::string tag : {"2147483648", "2147483649"}) {
+      std::smatch recv;
+      ASSERT_TRUE(std::regex_search(
+          body, recv, std::regex("(l[0-9]+): recv 1024b from " + peer + " tag " + tag + "\n")))
+          << body;
+      std::smatch waiter;
+      ASSERT_TRUE(std::regex_search(body, waiter,
+                                    std::regex("(l[0-9]+) requires " + recv[1].str() + "\n")))
+          << "rank " << me << " waits for no put with tag " << tag << ":\n" << body;
+      EXPECT_NE(body.find(waiter[1].str() + ": calc 0\n"), std::string::npos) << body;
+    }
+  }
 }
 
 // Loops are lowered once per iteration: the operations are counted first and a schedule
