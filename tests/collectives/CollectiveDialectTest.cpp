@@ -334,6 +334,26 @@ TEST(CollectiveLimits, LoweringThatWouldNotFitIsRefused) {
   EXPECT_EQ(r.status, 0) << r.err;
 }
 
+// A `comm` line of a few bytes may list every rank: 20,000 such lines over 50,000 ranks
+// (1.2 MB of text) took 30 s and 5 GB before the members were counted against
+// -max-memory. Said once, at the first line too many.
+TEST(CollectiveLimits, CommunicatorMembersAreCounted) {
+  std::string dir = makeTempDir("coll-comms");
+  std::string text = "num_ranks 4\n";
+  for (int c = 1; c <= 4; ++c)
+    text += "comm " + std::to_string(c) + " ranks 0..3\n";
+  for (int r = 0; r < 4; ++r)
+    text += "rank " + std::to_string(r) + " {}\n";
+  writeFile(dir + "/c.goal", text);
+  RunResult r = runInfracc({dir + "/c.goal", "-max-memory=130", "-emit=goal"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, dir + "/c.goal:4:14: error: the communicators' 12 members would need about "
+                         "192 bytes (12 x 16 bytes), more than -max-memory (130 bytes); raise "
+                         "it with -max-memory=\ncomm 3 ranks 0..3\n             ^\n");
+  r = runInfracc({dir + "/c.goal", "-max-memory=256", "-emit=goal"});
+  EXPECT_EQ(r.status, 0) << r.err;
+}
+
 // Many instances are sized one by one: 3,000 all-reduces on 2 ranks lower to 12,000 ops
 // (about 0.6 MiB with the collectives); summing each instance's ops with all the ones
 // before it (as the estimate once did) made it 18 million, refused under 16 MiB.

@@ -18,16 +18,23 @@
 #include "compiler/frontends/goal/GoalTextParser.h"
 
 #include "ir/Collectives.h"
+#include "support/Limits.h"
 
 #include <llvm/ADT/DenseSet.h>
 #include <llvm/ADT/SmallVector.h>
 
 #include <cctype>
 #include <iterator>
+#include <optional>
+#include <string>
 
 namespace infracc::goal {
 
 namespace {
+
+// A communicator member while its line is read: 4 bytes in the schedule's list and a
+// set entry (about 12) for the check that no rank is listed twice.
+constexpr uint64_t BytesPerMember = 16;
 
 bool isWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
@@ -127,6 +134,20 @@ bool parseCommDecl(TextParser &p, const char *keywordLoc) {
     }
     // a..b counts down when b < a (a reversed order is a different communicator).
     uint64_t count = (a <= b ? b - a : a - b) / step + 1;
+    // A line of a few bytes may list every rank: thousands of such lines are billions
+    // of members (4 bytes each in the schedule, and a set entry while the line is read).
+    // Said once: the lines after the first too many are dropped without a word.
+    auto tooMany = [&](uint64_t members) {
+      return exceedsMemory("the communicators' " + std::to_string(members) + " members",
+                           members, BytesPerMember);
+    };
+    bool saidSo = tooMany(p.communicatorMembers).has_value();
+    p.communicatorMembers += count;
+    if (std::optional<std::string> msg = tooMany(p.communicatorMembers)) {
+      if (!saidSo)
+        p.error(loc, *msg);
+      return false;
+    }
     for (uint64_t k = 0; k < count; ++k) {
       uint64_t r = a <= b ? a + k * step : a - k * step;
       if (!seen.insert(static_cast<uint32_t>(r)).second) {

@@ -144,6 +144,11 @@ public:
              uint32_t cpu, uint32_t nic);
   ScheduleBuilder &builder() { return *builder_; }
 
+  /// The members of the communicators declared so far (the extended dialect's `comm`
+  /// lines): each line may list every rank, so their sum is checked against -max-memory
+  /// before they are stored.
+  uint64_t communicatorMembers = 0;
+
 private:
   static constexpr uint32_t NoOp = 0xFFFFFFFFu;
   struct Deferred {
