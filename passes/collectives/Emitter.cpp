@@ -6,6 +6,8 @@
 namespace infracc::coll {
 
 uint32_t Emitter::addOp(OpKind k, uint32_t peer, uint64_t size, uint32_t tag) {
+  if (f_.ops.size() >= budget_)
+    throw OutOfBudget{};
   uint32_t idx = static_cast<uint32_t>(f_.ops.size());
   f_.ops.push_back({k, peer, size, tag, static_cast<uint16_t>(cpu_), static_cast<uint16_t>(nic_)});
   if (opts_.record)

@@ -117,6 +117,12 @@ struct Group {
 class Emitter {
 public:
   static constexpr uint32_t None = ~0u;
+  /// Thrown by an op past the budget (setBudget): a collective of a few bytes of input
+  /// may mean 2^40 ops for one rank (1 TiB in chunks of a byte), and the algorithms'
+  /// loops are left at once instead of counting through them.
+  struct OutOfBudget {};
+  /// At most `ops` ops in the fragment from now on (default: no limit).
+  void setBudget(uint64_t ops) { budget_ = ops; }
 
   Emitter(Fragment &frag, const EmitOptions &opts) : f_(frag), opts_(opts) {}
 
@@ -166,6 +172,7 @@ private:
 
   Fragment &f_;
   const EmitOptions &opts_;
+  uint64_t budget_ = ~uint64_t(0);
   uint64_t instance_ = 0;
   uint32_t baseCpu_ = 0, cpu_ = 0, nic_ = 0;
   bool barrier_ = false;

@@ -59,7 +59,7 @@ private:
     else
       diags_.error(where_, "rank " + llvm::Twine(rank) + ": " + msg);
   }
-  void lowerRank(uint32_t r, ScheduleBuilder &b);
+  void lowerRank(uint32_t r, ScheduleBuilder &b, uint64_t limitOps);
   /// Collective op `g` of rank `r`, instance `inst`, generated into frag_.
   void emitCollective(Emitter &e, uint32_t r, uint32_t g, uint64_t inst);
 
@@ -260,6 +260,7 @@ bool Lowerer::fitsInMemory() {
   // for the symmetric algorithms, an upper bound for rooted ones when the first member is
   // the root, so those are left to the check while lowering (run).
   Emitter e(frag_, emitOpts_);
+  const uint64_t limitOps = maxMemoryBytes() / BytesPerLoweredOp;
   uint64_t total = s_.numOps(), largest = 0;
   const Instance *big = nullptr;
   for (const Instance &in : instances_) {
@@ -269,8 +270,23 @@ bool Lowerer::fitsInMemory() {
     if (isRooted(c.kind))
       continue;
     frag_.clear();   // one instance at a time: its own ops, not a running total
-    emitCollective(e, in.firstRank, in.firstOp, uint64_t(&in - instances_.data()));
-    uint64_t ops = frag_.ops.size() * s_.communicators()[c.communicator].ranks.size();
+    const uint64_t members = s_.communicators()[c.communicator].ranks.size();
+    // A member whose ops alone would not fit is refused before they are all made.
+    e.setBudget(limitOps + 1);
+    try {
+      emitCollective(e, in.firstRank, in.firstOp, uint64_t(&in - instances_.data()));
+    } catch (const Emitter::OutOfBudget &) {
+      frag_ = Fragment();
+      report(c, in.firstRank,
+             fmt::format("lowering the collectives ({} of {} bytes on {} ranks, {}: more "
+                         "than {} operations for one rank) would need more than "
+                         "-max-memory ({}); raise it with -max-memory=",
+                         collectiveKindName(c.kind).str(), c.bytes, members,
+                         collAlgorithmName(in.algorithm).str(), limitOps,
+                         formatBytes(maxMemoryBytes())));
+      return false;
+    }
+    uint64_t ops = frag_.ops.size() * members;
     total += ops;
     if (ops > largest) {
       largest = ops;
@@ -293,7 +309,7 @@ bool Lowerer::fitsInMemory() {
   return true;
 }
 
-void Lowerer::lowerRank(uint32_t r, ScheduleBuilder &b) {
+void Lowerer::lowerRank(uint32_t r, ScheduleBuilder &b, uint64_t limitOps) {
   seq_.clear();
   Emitter e(frag_, emitOpts_);
   auto record = [&](OpRecord rec) {
@@ -308,6 +324,9 @@ void Lowerer::lowerRank(uint32_t r, ScheduleBuilder &b) {
     const CollectiveInfo &c = s_.collectives()[s_.peer(g)];
     uint64_t inst = instanceBase_[c.communicator] + seq_[c.communicator]++;
     const Instance &in = instances_[inst];
+    // A collective that alone makes more ops than the limit holds stops here; the rest
+    // is checked after each rank (run).
+    e.setBudget(limitOps + 1);
     emitCollective(e, r, g, inst);
     ++lowered_;
     ++perAlgorithm_[uint32_t(in.algorithm)];
@@ -337,8 +356,17 @@ void Lowerer::lowerRank(uint32_t r, ScheduleBuilder &b) {
 std::optional<Schedule> Lowerer::run(Statistics *stats) {
   ScheduleBuilder b(s_.numRanks());
   b.reserve(s_.numOps(), s_.numDependencies());
+  const uint64_t limitOps = maxMemoryBytes() / BytesPerLoweredOp;
   for (uint32_t r = 0; r < s_.numRanks(); ++r) {
-    lowerRank(r, b);
+    try {
+      lowerRank(r, b, limitOps);
+    } catch (const Emitter::OutOfBudget &) {
+      diags_.error(where_, fmt::format("lowering the collectives (one collective of rank {} "
+                                       "alone makes more than {} operations) would need more "
+                                       "than -max-memory ({}); raise it with -max-memory=",
+                                       r, limitOps, formatBytes(maxMemoryBytes())));
+      return std::nullopt;
+    }
     // Rooted collectives (and estimates that were low) are caught here, rank by rank.
     if (std::optional<std::string> msg =
             exceedsMemory("lowering the collectives (" + std::to_string(opsBefore_) +

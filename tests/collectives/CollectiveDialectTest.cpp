@@ -334,6 +334,28 @@ TEST(CollectiveLimits, LoweringThatWouldNotFitIsRefused) {
   EXPECT_EQ(r.status, 0) << r.err;
 }
 
+// One collective of a few bytes can mean 2^40 ops for a single rank (1 TiB in chunks of
+// a byte): the ops of one rank are not all made to find that out (before, 60 s and more
+// than 6 GB under -max-memory=64M). Symmetric ones are caught while being sized, rooted
+// ones while being lowered.
+TEST(CollectiveLimits, OneRanksOpsPastTheLimitAreNotAllMade) {
+  std::string dir = makeTempDir("coll-one");
+  writeFile(dir + "/a.goal", everyRank(2, "allreduce 1099511627776b algo ring"));
+  RunResult r = runInfracc({dir + "/a.goal", "-max-memory=1M", "-coll-chunk-size=1",
+                            "-emit=goal"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, dir + "/a.goal:3:5: error: lowering the collectives (allreduce of "
+                         "1099511627776 bytes on 2 ranks, ring: more than 26214 operations for "
+                         "one rank) would need more than -max-memory (1.0 MiB); raise it with "
+                         "-max-memory=\nl1: allreduce 1099511627776b algo ring\n    ^\n");
+  writeFile(dir + "/b.goal", everyRank(2, "bcast 1099511627776b algo ring"));
+  r = runInfracc({dir + "/b.goal", "-max-memory=1M", "-coll-chunk-size=1", "-emit=goal"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, dir + "/b.goal: error: lowering the collectives (one collective of rank 0 "
+                         "alone makes more than 26214 operations) would need more than "
+                         "-max-memory (1.0 MiB); raise it with -max-memory=\n");
+}
+
 // A `comm` line of a few bytes may list every rank: 20,000 such lines over 50,000 ranks
 // (1.2 MB of text) took 30 s and 5 GB before the members were counted against
 // -max-memory. Said once, at the first line too many.
