@@ -117,16 +117,21 @@ std::optional<Schedule> directDriveSchedule(const std::vector<IoRequest> &reques
   const uint32_t replicas =
       l.replicas ? l.replicas : std::min(numBss, (numBss + numCcs - 1) / numCcs);
 
+  // A rank costs its op and dependency lists here and its tables in the schedule; checked
+  // before the roles are placed, which takes time and memory per rank too.
+  uint64_t numRanksWanted = l.ranks;
+  if (!numRanksWanted)
+    for (uint32_t c : l.count)
+      numRanksWanted += c;
+  if (auto msg = exceedsMemory(fmt::format("the storage service's {} ranks", numRanksWanted),
+                               numRanksWanted, 160)) {
+    diags.error(what, *msg);
+    return std::nullopt;
+  }
   uint32_t numRanks = 0;
   auto placed = placeStorageRoles(l, numRanks, diags, what);
   if (!placed)
     return std::nullopt;
-  // A rank costs its op and dependency lists here and its tables in the schedule.
-  if (auto msg = exceedsMemory(fmt::format("the storage service's {} ranks", numRanks),
-                               numRanks, 160)) {
-    diags.error(what, *msg);
-    return std::nullopt;
-  }
   const auto &rankOf = *placed;
   auto rank = [&](StorageRole r, uint64_t i) { return rankOf[size_t(r)][i]; };
 
