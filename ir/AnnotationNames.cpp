@@ -26,8 +26,8 @@ AnnotationNames::AnnotationNames(llvm::StringRef s) {
       ++j;
     Part part{s.slice(i, j).str()};
     i = j;
-    // An optional [digits:digits]; anything else in brackets is skipped as the
-    // reference skips it.
+    // An optional [digits:digits]. Other brackets are no slice: their digits are read as
+    // a part of their own (`nic[0]` is nic.0), as the reference reads them.
     if (i < s.size() && s[i] == '[') {
       size_t close = s.find(']', i);
       llvm::StringRef body = close == llvm::StringRef::npos ? "" : s.slice(i + 1, close);

@@ -224,7 +224,9 @@ static uint64_t loweredOps(const KernelLevel &k, const Kernel &K) {
       if (x.writesMemory()) {
         uint64_t r = remote(x.dst);
         n += 2 * r;
-        localWrite |= x.dst.multicast ? r < k.groups[x.dst.gpu].gpus.size() : r == 0;
+        localWrite |= x.dst.multicast ? x.dst.gpu < k.groups.size() &&
+                                            r < k.groups[x.dst.gpu].gpus.size()
+                                      : r == 0;
       }
     }
     return n + wait + (localWrite && !reduce && !remoteLoad);
@@ -381,7 +383,8 @@ void KernelLowerer::lowerKernel(uint32_t kn) {
         times = ops[i].count;
         unit = ops[i].bytes;
       } else {
-        while (end < ops.size() && ops[end - 1].fusedWithNext())
+        while (end < ops.size() && ops[end - 1].fusedWithNext() &&
+               ops[end].kind != GpuOpKind::Loop)
           ++end;
       }
       for (uint64_t it = 0; it < times; ++it)
