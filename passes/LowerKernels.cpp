@@ -173,6 +173,15 @@ bool KernelLowerer::prepare() {
   return diags_.errorCount() == before;
 }
 
+static uint64_t saturatingAdd(uint64_t a, uint64_t b) {
+  uint64_t r;
+  return __builtin_add_overflow(a, b, &r) ? ~uint64_t(0) : r;
+}
+static uint64_t saturatingMul(uint64_t a, uint64_t b) {
+  uint64_t r;
+  return __builtin_mul_overflow(a, b, &r) ? ~uint64_t(0) : r;
+}
+
 // The operations lowerKernel() makes for a kernel, counted without making them (at
 // most that many: a data op of zero bytes makes none), saturating at 2^64 - 1. As in
 // lowerGroup(): a group of fused data ops makes a wait for packets read here, 4 ops per
@@ -180,14 +189,6 @@ bool KernelLowerer::prepare() {
 // remote destination (the send and its recv) and a local copy; a release its send and
 // perhaps an unmatched recv; an acquire or a barrier one op.
 static uint64_t loweredOps(const KernelLevel &k, const Kernel &K) {
-  auto add = [](uint64_t a, uint64_t b) {
-    uint64_t r;
-    return __builtin_add_overflow(a, b, &r) ? ~uint64_t(0) : r;
-  };
-  auto mul = [](uint64_t a, uint64_t b) {
-    uint64_t r;
-    return __builtin_mul_overflow(a, b, &r) ? ~uint64_t(0) : r;
-  };
   auto remote = [&](const BufferRef &r) -> uint64_t {
     if (!r.multicast)
       return r.gpu != K.gpu;
@@ -238,7 +239,7 @@ static uint64_t loweredOps(const KernelLevel &k, const Kernel &K) {
       uint32_t g = j;
       while (g + 1 < end && ops[g].fusedWithNext())
         ++g;
-      n = add(n, group(ops.slice(j, g + 1 - j)));
+      n = saturatingAdd(n, group(ops.slice(j, g + 1 - j)));
       j = g + 1;
     }
     return n;
@@ -252,12 +253,12 @@ static uint64_t loweredOps(const KernelLevel &k, const Kernel &K) {
         while (end < ops.size() && ops[end - 1].fusedWithNext() &&
                ops[end].kind != GpuOpKind::Loop)
           ++end;
-        total = add(total, run(ops, i, end));
+        total = saturatingAdd(total, run(ops, i, end));
         i = end;
         continue;
       }
       uint32_t end = std::min<uint32_t>(i + 1 + ops[i].id, ops.size());
-      total = add(total, mul(run(ops, i + 1, end), ops[i].count));
+      total = saturatingAdd(total, saturatingMul(run(ops, i + 1, end), ops[i].count));
       i = end;
     }
   }
@@ -269,7 +270,7 @@ bool KernelLowerer::fitsInMemory() {
   uint32_t big = 0;
   for (uint32_t kn = 0; kn < k_.kernels.size(); ++kn) {
     uint64_t n = loweredOps(k_, k_.kernels[kn]);
-    total = total + n < total ? ~uint64_t(0) : total + n;
+    total = saturatingAdd(total, n);
     if (n > largest) {
       largest = n;
       big = kn;

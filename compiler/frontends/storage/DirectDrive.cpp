@@ -119,12 +119,9 @@ std::optional<Schedule> directDriveSchedule(const std::vector<IoRequest> &reques
 
   // A rank costs its op and dependency lists here and its tables in the schedule; checked
   // before the roles are placed, which takes time and memory per rank too.
-  uint64_t numRanksWanted = l.ranks;
-  if (!numRanksWanted)
-    for (uint32_t c : l.count)
-      numRanksWanted += c;
-  if (auto msg = exceedsMemory(fmt::format("the storage service's {} ranks", numRanksWanted),
-                               numRanksWanted, 160)) {
+  const uint64_t wanted = storageRankCount(l);
+  if (auto msg = exceedsMemory(fmt::format("the storage service's {} ranks", wanted), wanted,
+                               160)) {
     diags.error(what, *msg);
     return std::nullopt;
   }

@@ -200,6 +200,15 @@ std::optional<StorageLayout> readStorageLayout(llvm::StringRef path, DiagEngine 
   return l;
 }
 
+uint64_t storageRankCount(const StorageLayout &l) {
+  if (l.ranks)
+    return l.ranks;
+  uint64_t needed = 0;
+  for (uint32_t c : l.count)
+    needed += c;
+  return needed;
+}
+
 std::optional<std::array<std::vector<uint32_t>, NumStorageRoles>>
 placeStorageRoles(const StorageLayout &l, uint32_t &numRanks, DiagEngine &diags,
                   llvm::StringRef what) {
@@ -219,7 +228,7 @@ placeStorageRoles(const StorageLayout &l, uint32_t &numRanks, DiagEngine &diags,
                                   needed, 1u << 24));
     return std::nullopt;
   }
-  numRanks = l.ranks ? l.ranks : uint32_t(needed);
+  numRanks = uint32_t(storageRankCount(l));
   std::vector<int8_t> owner(numRanks, -1);
   std::array<std::vector<uint32_t>, NumStorageRoles> out;
   for (size_t r = 0; r < NumStorageRoles; ++r)

@@ -50,6 +50,9 @@ struct StorageLayout {
 /// The layout in `path` (YAML or JSON), or ATLAHS's defaults when `path` is empty.
 std::optional<StorageLayout> readStorageLayout(llvm::StringRef path, DiagEngine &diags);
 
+/// The ranks the service takes: `ranks:` when given, else one per role instance.
+uint64_t storageRankCount(const StorageLayout &layout);
+
 /// The rank of every instance of every role (role-major), by the layout's placement:
 /// grouped = hosts, then SLB, GS, MDS, CCS, BSS on consecutive ranks; spread = the i-th of
 /// n instances of a role near rank round((i+1) * ranks / (n+1)), the nearest free one
