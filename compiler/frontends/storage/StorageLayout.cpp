@@ -249,6 +249,28 @@ placeStorageRoles(const StorageLayout &l, uint32_t &numRanks, DiagEngine &diags,
       owner[rank] = int8_t(r);
       out[r].push_back(rank);
     }
+  // Spread placement takes the free rank nearest each target. Walking outward from the
+  // target is quadratic when explicit at: lists fill a long block; these two "next free
+  // rank" forests (path-halving union-find, index + 1 on the left so that 0 means none)
+  // answer each query in amortised constant time.
+  std::vector<uint32_t> freeRight, freeLeft;
+  auto find = [](std::vector<uint32_t> &next, uint32_t i) {
+    while (next[i] != i) {
+      next[i] = next[next[i]];
+      i = next[i];
+    }
+    return i;
+  };
+  if (l.placement == StorageLayout::Placement::Spread) {
+    freeRight.resize(size_t(numRanks) + 1);
+    freeLeft.resize(size_t(numRanks) + 1);
+    freeRight[numRanks] = numRanks;
+    freeLeft[0] = 0;
+    for (uint32_t i = 0; i < numRanks; ++i) {
+      freeRight[i] = owner[i] < 0 ? i : i + 1;
+      freeLeft[i + 1] = owner[i] < 0 ? i + 1 : i;
+    }
+  }
   uint32_t next = 0;
   for (size_t r = 0; r < NumStorageRoles; ++r) {
     if (!l.at[r].empty())
@@ -261,18 +283,17 @@ placeStorageRoles(const StorageLayout &l, uint32_t &numRanks, DiagEngine &diags,
           ++next;
         rank = next;
       } else {
-        const int64_t target =
-            std::min<int64_t>(numRanks - 1, std::llround(double(i + 1) * numRanks / (n + 1)));
-        for (int64_t d = 0;; ++d) {   // a free rank exists: the roles fit
-          if (target - d >= 0 && owner[target - d] < 0) {
-            rank = uint32_t(target - d);
-            break;
-          }
-          if (target + d < numRanks && owner[target + d] < 0) {
-            rank = uint32_t(target + d);
-            break;
-          }
-        }
+        const uint32_t target = uint32_t(
+            std::min<int64_t>(numRanks - 1, std::llround(double(i + 1) * numRanks / (n + 1))));
+        // The nearer of the free ranks on either side, the lower one on a tie (a free
+        // rank exists: the roles fit).
+        const uint32_t right = find(freeRight, target), leftPlus1 = find(freeLeft, target + 1);
+        if (leftPlus1 != 0 && (right == numRanks || target - (leftPlus1 - 1) <= right - target))
+          rank = leftPlus1 - 1;
+        else
+          rank = right;
+        freeRight[rank] = rank + 1;
+        freeLeft[rank + 1] = rank;
       }
       owner[rank] = int8_t(r);
       out[r].push_back(rank);
