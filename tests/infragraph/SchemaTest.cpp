@@ -410,6 +410,79 @@ TEST(YamlJson, AnchorsAliasesAndMergeKeys) {
                                                             "x.0.b.1"}));
 }
 
+// The tree is built recursively: nesting is limited before it can exhaust the stack (a
+// 50 KB document 25,000 levels deep ended in a segmentation fault), in YAML and JSON.
+TEST(YamlJson, NestingPastTheLimitIsAnError) {
+  // The first line of the log only: the source line is as long as the nesting.
+  auto firstLine = [](const std::string &log) { return log.substr(0, log.find('\n')); };
+  const std::string msg =
+      "lists and mappings nested more than 256 levels deep (infracc's inputs need a few)";
+  for (int depth : {257, 100000}) {
+    // The root mapping is the first level; llvm::yaml starts a flow list whose first
+    // entry is a list at that entry, so the message points at the 257th bracket.
+    std::string yaml = "name: " + std::string(depth, '[') + std::string(depth, ']') + "\n";
+    Expanded r = expandText(yaml);
+    EXPECT_EQ(firstLine(r.log), "t.yaml:1:263: error: " + msg);
+    EXPECT_EQ(r.log.find("error", 30), std::string::npos) << "one error only";
+    EXPECT_FALSE(r.graph);
+    std::string json = "{\"name\": " + std::string(depth, '[') + std::string(depth, ']') + "}\n";
+    r = expandText(json, "t.json");
+    EXPECT_EQ(firstLine(r.log), "t.json:1:266: error: " + msg);
+    EXPECT_FALSE(r.graph);
+  }
+  // 255 lists in the root mapping are read: the schema then finds a list where the
+  // name belongs.
+  std::string ok = "name: " + std::string(255, '[') + std::string(255, ']') + "\n";
+  Expanded r = expandText(ok);
+  EXPECT_EQ(firstLine(r.log),
+            "t.yaml:1:8: error: 'name' of the infrastructure must be a string, not a list");
+}
+
+// Readers walk an alias's node once per use, so an alias bomb is refused on its size:
+// 2000 components shared by 600 devices are 8.4 million nodes from 17,014 written (a
+// 267 KB document of this shape took 19 s and 2 GB before).
+TEST(YamlJson, AliasBombIsRefused) {
+  auto shared = [](int components, int devices) {
+    std::string s = "name: x\ndevices:\n- name: d0\n  components: &c\n";
+    for (int i = 0; i < components; ++i)
+      s += "  - {name: c" + std::to_string(i) + ", count: 1, choice: cpu}\n";
+    for (int i = 1; i < devices; ++i)
+      s += "- {name: d" + std::to_string(i) + ", components: *c}\n";
+    return s + "instances:\n- {name: h, device: d0, count: 1}\n";
+  };
+  std::string bomb = shared(2000, 600);
+  expectLog(bomb, errorAt(bomb, "name: x",
+                          "with its aliases expanded the document has 8403014 nodes, 493 times "
+                          "the 17014 written; more than 100 times (and 1000000) is refused as an "
+                          "alias bomb"));
+  // Below that ratio the expanded size is still held against -max-memory: 50 devices
+  // sharing 100 components expand to 35,264 nodes (32 bytes each) from 964.
+  std::string dir = makeTempDir("alias-memory");
+  writeFile(dir + "/a.yaml", shared(100, 50));
+  RunResult run = runInfracc({dir + "/a.yaml", "-emit=stats", "-max-memory=1M"});
+  EXPECT_EQ(run.status, 1);
+  EXPECT_EQ(run.err, dir + "/a.yaml:1:1: error: the document's 35264 nodes with its aliases "
+                           "expanded (964 written) would need about 1.1 MiB (35264 x 32 "
+                           "bytes), more than -max-memory (1.0 MiB); raise it with "
+                           "-max-memory=\nname: x\n^\n");
+  run = runInfracc({dir + "/a.yaml", "-emit=stats", "-max-memory=2M"});
+  EXPECT_EQ(run.status, 0) << run.err;
+}
+
+// Duplicate keys are found through an index of the mapping's keys (a linear search per
+// key took 40 s for 160,000 keys); the first occurrence is still the one named.
+TEST(YamlJson, DuplicateKeysAmongManyAreFound) {
+  std::string doc = "name: x\nextra:\n";
+  for (int i = 0; i < 100000; ++i)
+    doc += "  k" + std::to_string(i) + ": 0\n";
+  doc += "  k7: 1\n  <<: {k8: 2, new: 3}\n";
+  Expanded r = expandText(doc);
+  EXPECT_EQ(r.log.substr(0, r.log.find("t.yaml", 1)),
+            errorAt(doc, "k7: 1", "key 'k7' appears twice in this mapping"));
+  EXPECT_NE(r.log.find(noteAt(doc, "k7: 0", "first occurrence is here")), std::string::npos)
+      << r.log;
+}
+
 TEST(YamlJson, ReferenceGetGraphForm) {
   // {infrastructure, annotations}: what the reference's get_graph(infragraph) returns.
   std::string doc = "{\"infrastructure\": {\"devices\": [{\"name\": \"d\", \"components\": "

@@ -1,10 +1,12 @@
 #include "compiler/frontends/infragraph/YamlTree.h"
 
 #include "support/Diagnostics.h"
+#include "support/Limits.h"
 
 #include <llvm/ADT/SmallString.h>
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/ADT/StringMap.h>
+#include <llvm/ADT/StringSet.h>
 #include <llvm/ADT/StringSwitch.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/YAMLParser.h>
@@ -15,6 +17,15 @@
 namespace infracc {
 
 namespace yaml = llvm::yaml;
+
+// What a reader makes of a node it walks: measured about 28 bytes per expanded node for
+// an InfraGraph device list sharing one component list through an alias (70 million
+// expanded nodes, 1.98 GB).
+constexpr uint64_t ExpandedNodeBytes = 32;
+// Past a million nodes, aliases may multiply the document at most this often (go-yaml
+// refuses "excessive aliasing" by a similar rule); sharing a list between devices is
+// far below it.
+constexpr uint64_t MaxAliasRatio = 100, AliasRatioFrom = 1000000;
 
 const YamlNode::Entry *YamlNode::entry(llvm::StringRef key) const {
   for (const Entry &e : entries)
@@ -122,16 +133,25 @@ public:
   YamlTreeBuilder(YamlTree &tree, DiagEngine &diags, const char *bufferStart)
       : tree_(tree), diags_(diags), bufferStart_(bufferStart) {}
   const YamlNode *build(yaml::Node *n, llvm::SMLoc fallback);
+  /// A collection nested past MaxDepth was met: the build stopped there, and the
+  /// parser must not be moved on (skipping the rest recurses as deep as the nesting).
+  bool tooDeep() const { return tooDeep_; }
 
 private:
-  void merge(YamlNode &into, const YamlNode *from, llvm::SMLoc loc,
-             std::vector<YamlNode::Entry> &merged);
+  void merge(const YamlNode *from, llvm::SMLoc loc, std::vector<YamlNode::Entry> &merged,
+             llvm::StringSet<> &mergedKeys);
 
   YamlTree &tree_;
   DiagEngine &diags_;
   llvm::StringMap<const YamlNode *> anchors_;
   const char *bufferStart_;
+  unsigned depth_ = 0;
+  bool tooDeep_ = false;
 };
+
+static uint64_t saturatingAdd(uint64_t a, uint64_t b) {
+  return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
 
 const YamlNode *YamlTreeBuilder::build(yaml::Node *n, llvm::SMLoc fallback) {
   YamlNode *out = tree_.make();
@@ -153,6 +173,20 @@ const YamlNode *YamlTreeBuilder::build(yaml::Node *n, llvm::SMLoc fallback) {
         out->loc = llvm::SMLoc::getFromPointer(q);
     }
   }
+
+  const bool collection = llvm::isa<yaml::MappingNode>(n) || llvm::isa<yaml::SequenceNode>(n);
+  if (collection && depth_ >= YamlTree::MaxDepth) {
+    diags_.error(out->loc, fmt::format("lists and mappings nested more than {} levels deep "
+                                       "(infracc's inputs need a few)",
+                                       YamlTree::MaxDepth));
+    tooDeep_ = true;
+    return out;
+  }
+  struct Deeper {
+    unsigned &depth;
+    explicit Deeper(unsigned &d) : depth(d) { ++depth; }
+    ~Deeper() { --depth; }
+  } deeper(depth_);
 
   llvm::StringRef tag = n->getRawTag();
   if (auto *alias = llvm::dyn_cast<yaml::AliasNode>(n)) {
@@ -178,37 +212,50 @@ const YamlNode *YamlTreeBuilder::build(yaml::Node *n, llvm::SMLoc fallback) {
   } else if (auto *m = llvm::dyn_cast<yaml::MappingNode>(n)) {
     out->kind = YamlNode::Map;
     std::vector<YamlNode::Entry> merged;
+    llvm::StringSet<> mergedKeys;
+    llvm::StringMap<size_t> index;   // key -> entry: a linear search per key was quadratic
     for (yaml::KeyValueNode &kv : *m) {
       yaml::Node *keyNode = kv.getKey();
       if (!keyNode)
         break;
       llvm::SMLoc keyLoc = keyNode->getSourceRange().Start;
       const YamlNode *key = build(keyNode, keyLoc);
+      if (tooDeep_)
+        break;
       yaml::Node *valueNode = kv.getValue();
       const YamlNode *value = build(valueNode, keyLoc);
+      if (tooDeep_)
+        break;
       if (key->kind != YamlNode::Scalar) {
         diags_.error(keyLoc, "a mapping key must be a plain string, not " + key->describe());
         continue;
       }
       if (key->value == "<<" && !key->quoted) {
-        merge(*out, value, keyLoc, merged);
+        merge(value, keyLoc, merged, mergedKeys);
         continue;
       }
-      if (const YamlNode::Entry *prev = out->entry(key->value)) {
+      auto [at, fresh] = index.try_emplace(key->value, out->entries.size());
+      if (!fresh) {
         diags_.error(keyLoc, "key '" + key->value + "' appears twice in this mapping");
-        diags_.note(prev->keyLoc, "first occurrence is here");
+        diags_.note(out->entries[at->second].keyLoc, "first occurrence is here");
         continue;
       }
       out->entries.push_back({key->value, keyLoc, value});
     }
     // Merged keys come after, and never override, the mapping's own keys.
     for (YamlNode::Entry &e : merged)
-      if (!out->entry(e.key))
+      if (!index.contains(e.key))
         out->entries.push_back(std::move(e));
+    for (const YamlNode::Entry &e : out->entries)
+      out->expanded = saturatingAdd(out->expanded, saturatingAdd(1, e.value->expanded));
   } else if (auto *q = llvm::dyn_cast<yaml::SequenceNode>(n)) {
     out->kind = YamlNode::Seq;
-    for (yaml::Node &item : *q)
+    for (yaml::Node &item : *q) {
       out->items.push_back(build(&item, out->loc));
+      if (tooDeep_)
+        break;
+      out->expanded = saturatingAdd(out->expanded, out->items.back()->expanded);
+    }
   } else {
     out->kind = YamlNode::Null;
   }
@@ -234,17 +281,12 @@ const YamlNode *YamlTreeBuilder::build(yaml::Node *n, llvm::SMLoc fallback) {
   return out;
 }
 
-void YamlTreeBuilder::merge(YamlNode &into, const YamlNode *from, llvm::SMLoc loc,
-                            std::vector<YamlNode::Entry> &merged) {
-  (void)into;
+void YamlTreeBuilder::merge(const YamlNode *from, llvm::SMLoc loc,
+                            std::vector<YamlNode::Entry> &merged, llvm::StringSet<> &mergedKeys) {
   auto addMap = [&](const YamlNode *m) {
-    for (const YamlNode::Entry &e : m->entries) {
-      bool seen = false;
-      for (const YamlNode::Entry &x : merged)
-        seen |= x.key == e.key;
-      if (!seen)
+    for (const YamlNode::Entry &e : m->entries)
+      if (mergedKeys.insert(e.key).second)
         merged.push_back(e);
-    }
   };
   if (from->kind == YamlNode::Map) {
     addMap(from);
@@ -315,6 +357,28 @@ bool YamlTree::parse(llvm::MemoryBufferRef buffer, DiagEngine &diags) {
         root_ = builder.build(rootNode, llvm::SMLoc::getFromPointer(buffer.getBufferStart()));
       else if (rootNode)
         rootNode->skip();
+      if (builder.tooDeep())
+        return false;   // not a step further: the parser would skip the rest recursively
+      // Aliases share nodes, but every reader walks an alias's node once per use: a
+      // few hundred bytes of anchors and aliases can stand for billions of nodes.
+      if (root_ && root_->expanded > std::max<uint64_t>(MaxAliasRatio * nodes_.size(),
+                                                         AliasRatioFrom)) {
+        diags.error(root_->loc,
+                    fmt::format("with its aliases expanded the document has {} nodes, {} times "
+                                "the {} written; more than {} times (and {}) is refused as an "
+                                "alias bomb",
+                                root_->expanded, root_->expanded / nodes_.size(), nodes_.size(),
+                                MaxAliasRatio, AliasRatioFrom));
+        return false;
+      }
+      if (root_ && root_->expanded > nodes_.size())
+        if (auto msg = exceedsMemory(fmt::format("the document's {} nodes with its aliases "
+                                                 "expanded ({} written)",
+                                                 root_->expanded, nodes_.size()),
+                                     root_->expanded, ExpandedNodeBytes)) {
+          diags.error(root_->loc, *msg);
+          return false;
+        }
     } else {
       llvm::SMLoc at = rootNode ? rootNode->getSourceRange().Start : llvm::SMLoc();
       diags.error(at.isValid() ? at : llvm::SMLoc::getFromPointer(buffer.getBufferStart()),

@@ -5,7 +5,9 @@
 // builds this tree first and checks it afterwards.
 //
 // Anchors and aliases are resolved (an alias shares the anchored node), merge keys
-// (`<<`) are applied, duplicate keys are an error.
+// (`<<`) are applied, duplicate keys are an error. Nesting deeper than
+// YamlTree::MaxDepth and aliases that expand the document past -max-memory are errors
+// (the tree is built recursively, and readers walk an alias's node once per use).
 #pragma once
 
 #include <llvm/ADT/StringRef.h>
@@ -35,6 +37,9 @@ struct YamlNode {
   llvm::SMLoc loc;            // first character of the node
   std::vector<Entry> entries; // Map, in document order
   std::vector<const YamlNode *> items;   // Seq
+  /// Nodes in this one with aliases expanded (itself included; saturates): what a
+  /// reader walking it visits.
+  uint64_t expanded = 1;
 
   const YamlNode *get(llvm::StringRef key) const;
   const Entry *entry(llvm::StringRef key) const;
@@ -51,6 +56,7 @@ struct YamlNode {
 
 class YamlTree {
 public:
+  static constexpr unsigned MaxDepth = 256;
   /// Parses `buffer` (already registered with diags' SourceMgr). Syntax errors are
   /// reported through `diags`; returns false if any was.
   bool parse(llvm::MemoryBufferRef buffer, DiagEngine &diags);
