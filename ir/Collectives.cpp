@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <vector>
 
 namespace infracc {
 
@@ -68,11 +69,28 @@ std::string treeProblem(llvm::ArrayRef<int32_t> up) {
   size_t roots = size_t(std::count(up.begin(), up.end(), -1));
   if (roots != 1)
     return "has " + std::to_string(roots) + " roots ('-'), not one";
-  for (size_t r = 0; r < up.size(); ++r) {   // every rank reaches the root within n steps
+  // Every rank must reach the root. Each path is walked once and its ranks remember the
+  // answer (walking every rank to the root was quadratic for a chain: 150,000 ranks
+  // took 21 s).
+  constexpr uint8_t Unknown = 0, OnPath = 1, ReachesRoot = 2, Cycles = 3;
+  std::vector<uint8_t> state(up.size(), Unknown);
+  std::vector<size_t> path;
+  for (size_t r = 0; r < up.size(); ++r) {
+    path.clear();
     int64_t at = int64_t(r);
-    for (size_t step = 0; at >= 0 && step <= up.size(); ++step)
+    while (at >= 0 && state[size_t(at)] == Unknown) {
+      state[size_t(at)] = OnPath;
+      path.push_back(size_t(at));
       at = up[size_t(at)];
-    if (at >= 0)
+    }
+    // The walk ended at the root's parent, at a rank already decided, or back on
+    // itself (a cycle).
+    const uint8_t answer = at < 0                             ? ReachesRoot
+                           : state[size_t(at)] == OnPath ? Cycles
+                                                         : state[size_t(at)];
+    for (size_t p : path)
+      state[p] = answer;
+    if (state[r] == Cycles)
       return "has a cycle through communicator rank " + std::to_string(r);
   }
   return "";
