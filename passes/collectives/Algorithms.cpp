@@ -78,7 +78,25 @@ struct Ops {
         d.add(i);
     });
   }
+  // `bytes` known without the intervals, which are made only when the data is recorded
+  // (-verify-collectives): making them for every message cost O(P) per message.
+  using MakeIntervals = llvm::function_ref<Intervals()>;
+  uint32_t send(uint32_t member, uint64_t bytes, MakeIntervals make) {
+    return e.send(g.ranks[member], bytes, [&](DataOut &d) {
+      for (Interval i : make())
+        d.add(i);
+    });
+  }
+  uint32_t recv(uint32_t member, uint64_t bytes, MakeIntervals make, bool reduce) {
+    return e.recv(g.ranks[member], bytes, reduce, [&](DataOut &d) {
+      for (Interval i : make())
+        d.add(i);
+    });
+  }
 };
+
+// Members' blocks all have one length (Layout::block): a run of them is that many.
+uint64_t blocksBytes(const Layout &L, uint64_t count) { return count * len(L.block(0)); }
 
 // --- Ring -------------------------------------------------------------------------------
 
@@ -645,13 +663,16 @@ void disseminationBarrier(Emitter &e, const Group &g, const Layout &L, const Alg
   for (uint64_t dist = 1; dist < P; dist <<= 1) {
     // What the receiver does not know yet: at most P - dist members.
     uint64_t count = std::min<uint64_t>(dist, P - dist);
-    uint32_t snd = o.send(uint32_t((me + dist) % P), known(me, count));
+    const uint32_t from = mod(int64_t(me) - int64_t(dist), P);
+    uint32_t snd = o.send(uint32_t((me + dist) % P), blocksBytes(L, count),
+                          [&] { return known(me, count); });
     if (!recvs.empty())
       e.req(snd, recvs.back());
     if (!p.schedgenDeps)
       for (size_t i = 0; i + 1 < recvs.size(); ++i)
         e.req(snd, recvs[i]);
-    recvs.push_back(o.recv(mod(int64_t(me) - int64_t(dist), P), known(mod(int64_t(me) - int64_t(dist), P), count), false));
+    recvs.push_back(o.recv(from, blocksBytes(L, count), [&] { return known(from, count); },
+                           false));
   }
 }
 
@@ -757,10 +778,13 @@ void bruckAllgather(Emitter &e, const Group &g, const Layout &L, const AlgoParam
   };
   for (uint64_t dist = 1; dist < P; dist <<= 1) {
     uint64_t count = std::min<uint64_t>(dist, P - dist);
-    uint32_t snd = o.send(mod(int64_t(me) - int64_t(dist), P), blocks(me, count));
+    const uint32_t from = uint32_t((me + dist) % P);
+    uint32_t snd = o.send(mod(int64_t(me) - int64_t(dist), P), blocksBytes(L, count),
+                          [&] { return blocks(me, count); });
     for (uint32_t r : recvs)
       e.req(snd, r);
-    recvs.push_back(o.recv(uint32_t((me + dist) % P), blocks(uint32_t((me + dist) % P), count), false));
+    recvs.push_back(o.recv(from, blocksBytes(L, count), [&] { return blocks(from, count); },
+                           false));
     e.ireq(e.lastRecvOp(), snd);
   }
 }
@@ -781,12 +805,27 @@ void bruckAlltoall(Emitter &e, const Group &g, const Layout &L, const AlgoParams
     std::sort(v.begin(), v.end(), [](Interval a, Interval b) { return a.lo < b.lo; });
     return v;
   };
+  // The bytes a holder forwards in round `dist`: with equal pairs, how many indices in
+  // [1, P) have that bit, times a pair; alltoallv's pairs differ and are added up.
+  auto bytes = [&](uint32_t holder, uint64_t dist) {
+    if (L.kind != K::Alltoallv) {
+      const uint64_t withBit = (P / (2 * dist)) * dist + (P % (2 * dist) > dist ? P % (2 * dist) - dist : 0);
+      return withBit * len(L.pair(0, 0));
+    }
+    uint64_t t = 0;
+    for (uint64_t i = 1; i < P; ++i)
+      if (i & dist) {
+        uint32_t src = mod(int64_t(holder) - int64_t(i % dist), P);
+        t += len(L.pair(src, uint32_t((src + i) % P)));
+      }
+    return t;
+  };
   for (uint64_t dist = 1; dist < P; dist <<= 1) {
     uint32_t to = uint32_t((me + dist) % P), from = mod(int64_t(me) - int64_t(dist), P);
-    uint32_t snd = o.send(to, blocks(me, dist));
+    uint32_t snd = o.send(to, bytes(me, dist), [&] { return blocks(me, dist); });
     for (uint32_t r : recvs)
       e.req(snd, r);
-    recvs.push_back(o.recv(from, blocks(from, dist), false));
+    recvs.push_back(o.recv(from, bytes(from, dist), [&] { return blocks(from, dist); }, false));
     e.ireq(e.lastRecvOp(), snd);
   }
 }

@@ -17,6 +17,8 @@
 
 #include <gtest/gtest.h>
 
+#include <regex>
+
 using namespace infracc;
 using namespace infracc::test;
 
@@ -354,6 +356,41 @@ TEST(CollectiveLimits, OneRanksOpsPastTheLimitAreNotAllMade) {
   EXPECT_EQ(r.err, dir + "/b.goal: error: lowering the collectives (one collective of rank 0 "
                          "alone makes more than 26214 operations) would need more than "
                          "-max-memory (1.0 MiB); raise it with -max-memory=\n");
+}
+
+// Dissemination and Bruck send one message per round, and their sizes are known without
+// listing the blocks they carry (listing and sorting them for every message made a
+// 25,000-rank barrier take 34 s to lower, 99.9 % of it there). Rank 0's sends on 6000
+// ranks, against the blocks counted one by one.
+TEST(CollectiveLimits, DisseminationAndBruckSizesWithoutListingBlocks) {
+  std::string dir = makeTempDir("coll-bruck");
+  const uint32_t P = 6000;
+  auto rank0Sends = [&](const std::string &statement) {
+    writeFile(dir + "/x.goal", everyRank(P, statement));
+    RunResult r = runInfracc({dir + "/x.goal", "-passes=lower-collectives", "-emit=goal"});
+    EXPECT_EQ(r.status, 0) << r.err;
+    std::vector<uint64_t> sizes;
+    const std::string block = r.out.substr(0, r.out.find("rank 1 {"));
+    std::regex send("send ([0-9]+)b");
+    for (auto it = std::sregex_iterator(block.begin(), block.end(), send);
+         it != std::sregex_iterator(); ++it)
+      sizes.push_back(std::stoull((*it)[1].str()));
+    return sizes;
+  };
+  std::vector<uint64_t> allgather, alltoall, barrier;
+  for (uint64_t dist = 1; dist < P; dist <<= 1) {
+    allgather.push_back(8 * std::min<uint64_t>(dist, P - dist));   // the blocks it holds
+    uint64_t withBit = 0;   // the indices whose bit `dist` is set travel this round
+    for (uint64_t i = 1; i < P; ++i)
+      withBit += (i & dist) != 0;
+    alltoall.push_back(16 * withBit);
+    barrier.push_back(1);
+  }
+  EXPECT_EQ(rank0Sends("allgather 8b algo bruck"), allgather);
+  EXPECT_EQ(rank0Sends("alltoall 16b algo bruck"), alltoall);
+  EXPECT_EQ(rank0Sends("barrier"), barrier);
+  EXPECT_EQ(allgather.back(), 8u * (P - 4096));
+  EXPECT_EQ(alltoall.back(), 16u * (P - 4096));
 }
 
 // A `comm` line of a few bytes may list every rank: 20,000 such lines over 50,000 ranks
