@@ -638,10 +638,7 @@ void givenTreeAllreduce(Emitter &e, const Group &g, const Layout &L, const AlgoP
     return;
   TreeLinks t;
   t.up = p.treeUp[g.me];
-  t.down.clear();
-  for (uint32_t m = 0; m < g.size(); ++m)
-    if (p.treeUp[m] == int32_t(g.me))
-      t.down.push_back(m);
+  t.down.assign(p.treeDown.begin(), p.treeDown.end());
   treesAllreduce(e, g, L, p, llvm::ArrayRef<TreeLinks>(t));
 }
 

@@ -56,8 +56,11 @@ struct AlgoParams {
   bool schedgenDeps = false;    // only Schedgen's dependencies (no transitive data deps)
   /// Hierarchical: host of each group member (same order as the group).
   llvm::ArrayRef<uint32_t> hostOf;
-  /// Tree: each member's parent (member index, -1 at the root), from the communicator.
+  /// Tree: each member's parent (member index, -1 at the root), from the communicator,
+  /// and this member's children in ascending order (found once per communicator: a
+  /// search of every member per member was quadratic).
   llvm::ArrayRef<int32_t> treeUp;
+  llvm::ArrayRef<uint32_t> treeDown;
   /// Hierarchical: the algorithm for the phase across hosts (chosen by the policy).
   CollAlgorithm acrossHosts = CollAlgorithm::Ring;
 };

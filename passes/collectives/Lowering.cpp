@@ -76,6 +76,9 @@ private:
   std::vector<Instance> instances_;
   std::vector<llvm::DenseMap<uint32_t, uint32_t>> position_;   // per comm: rank -> member
   std::vector<std::vector<uint32_t>> hostOfMember_;            // per comm, when known
+  // Per comm with a given tree: member m's children are
+  // treeChildren_[c][treeChildStart_[c][m] .. treeChildStart_[c][m + 1]), ascending.
+  std::vector<std::vector<uint32_t>> treeChildStart_, treeChildren_;
   std::set<const SelectionRule *> reportedRules_;
 
   // Per-rank scratch.
@@ -118,6 +121,25 @@ bool Lowerer::prepare() {
   for (size_t c = 0; c < comms.size(); ++c)
     for (uint32_t i = 0; i < comms[c].ranks.size(); ++i)
       position_[c].try_emplace(comms[c].ranks[i], i);
+  treeChildStart_.resize(comms.size());
+  treeChildren_.resize(comms.size());
+  for (size_t c = 0; c < comms.size(); ++c) {
+    llvm::ArrayRef<int32_t> up = comms[c].treeUp;
+    if (up.empty())
+      continue;
+    std::vector<uint32_t> &start = treeChildStart_[c], &list = treeChildren_[c];
+    start.assign(up.size() + 1, 0);
+    for (int32_t parent : up)
+      if (parent >= 0)
+        ++start[size_t(parent) + 1];
+    for (size_t m = 0; m < up.size(); ++m)
+      start[m + 1] += start[m];
+    list.resize(start.back());
+    std::vector<uint32_t> fill(start.begin(), start.end() - 1);
+    for (size_t m = 0; m < up.size(); ++m)   // ascending member order within each parent
+      if (up[m] >= 0)
+        list[fill[size_t(up[m])]++] = uint32_t(m);
+  }
   if (!hosts_.empty()) {
     hostOfMember_.resize(comms.size());
     for (size_t c = 0; c < comms.size(); ++c)
@@ -244,6 +266,11 @@ void Lowerer::emitCollective(Emitter &e, uint32_t r, uint32_t g, uint64_t inst) 
   if (!hostOfMember_.empty())
     p.hostOf = hostOfMember_[c.communicator];
   p.treeUp = comm.treeUp;
+  if (!comm.treeUp.empty()) {
+    const std::vector<uint32_t> &start = treeChildStart_[c.communicator];
+    p.treeDown = llvm::ArrayRef<uint32_t>(treeChildren_[c.communicator])
+                     .slice(start[grp.me], start[grp.me + 1] - start[grp.me]);
+  }
   bool barrier = c.kind == CollectiveKind::Barrier;
   e.begin(inst, s_.cpu(g), s_.nic(g), barrier, protocolOf(c));
   uint32_t channels = barrier ? 1 : opts_.channels;

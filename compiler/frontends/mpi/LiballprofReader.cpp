@@ -254,31 +254,43 @@ void Reader::buildCommunicators() {
     }
   }
   // Splits and dups whose parent is known, in rounds (a split of a split needs its
-  // parent first).
-  for (bool progress = true; progress;) {
-    progress = false;
-    // (parent comm, ordinal on that parent, dup) -> (rank, event index)
-    std::map<std::tuple<uint32_t, uint32_t, bool>, std::vector<std::pair<uint32_t, size_t>>> groups;
-    for (uint32_t r = 0; r < P_; ++r) {
-      llvm::DenseMap<uint32_t, uint32_t> ordinal;
-      for (size_t i = 0; i < events[r].size(); ++i) {
-        SplitEvent &e = events[r][i];
+  // parent first). Each rank's events are taken in order, each once: a cursor per rank,
+  // ordinals per parent kept across rounds, and only the ranks that bound a new handle
+  // look again (rebuilding every group each round was quadratic in a chain of dups:
+  // 60,000 took 44 s).
+  using GroupKey = std::tuple<uint32_t, uint32_t, bool>;   // (parent comm, ordinal, dup)
+  std::map<GroupKey, std::vector<std::pair<uint32_t, size_t>>> groups;   // -> (rank, event)
+  std::vector<size_t> cursor(P_, 0);
+  std::vector<llvm::DenseMap<uint32_t, uint32_t>> ordinal(P_);
+  std::vector<uint32_t> look(P_);
+  for (uint32_t r = 0; r < P_; ++r)
+    look[r] = r;
+  std::vector<uint8_t> inNext(P_, 0);
+  while (!look.empty()) {
+    std::set<GroupKey> touched;
+    for (uint32_t r : look)
+      for (; cursor[r] < events[r].size(); ++cursor[r]) {
+        SplitEvent &e = events[r][cursor[r]];
         auto it = bound_[r].find(e.parent);
         if (it == bound_[r].end())
           break;   // later events may depend on this one
-        uint32_t n = ordinal[it->second]++;
-        if (!e.resolved)
-          groups[{it->second, n, e.dup}].push_back({r, i});
+        GroupKey key{it->second, ordinal[r][it->second]++, e.dup};
+        groups[key].push_back({r, cursor[r]});
+        touched.insert(key);
       }
-    }
-    for (auto &[key, list] : groups) {
+    std::vector<uint32_t> next;
+    for (const GroupKey &key : touched) {   // in key order, as the rounds always went
+      auto git = groups.find(key);
+      std::vector<std::pair<uint32_t, size_t>> &list = git->second;
       uint32_t parent = std::get<0>(key);
       if (list.size() != comms_[parent].size())
         continue;   // not every member has got there yet
       std::map<int64_t, std::vector<std::tuple<int64_t, int64_t, uint32_t>>> byColor;
+      llvm::DenseMap<uint32_t, size_t> eventOf;
       for (auto [r, i] : list) {
         SplitEvent &e = events[r][i];
         e.resolved = true;
+        eventOf[r] = i;
         if (e.dup || e.color >= 0)
           byColor[e.dup ? 0 : e.color].push_back({e.dup ? 0 : e.key, e.parentRank, r});
       }
@@ -290,12 +302,16 @@ void Reader::buildCommunicators() {
         uint32_t idx = uint32_t(comms_.size());
         comms_.push_back(ranks);
         for (uint32_t r : ranks)
-          for (auto [rr, i] : list)
-            if (rr == r)
-              bindAfter(r, events[r][i].call, idx);
+          if (bindAfter(r, events[r][eventOf[r]].call, idx) && !inNext[r]) {
+            inNext[r] = 1;
+            next.push_back(r);
+          }
       }
-      progress = true;
+      groups.erase(git);
     }
+    for (uint32_t r : next)
+      inNext[r] = 0;
+    look = std::move(next);
   }
   // What is left: ranks using the same handle with the same size, each communicator
   // rank once.
