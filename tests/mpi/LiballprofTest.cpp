@@ -83,6 +83,33 @@ TEST(Liballprof, CollectivesOnSplitCommunicators) {
   EXPECT_EQ(r.status, 0) << r.err;
 }
 
+// A chain of dups (each of the one before) is resolved event by event: rebuilding every
+// rank's groups for each link of the chain was quadratic (60,000 dups: 44 s). Each dup
+// is a communicator of its own; the barrier is on the last.
+TEST(Liballprof, ChainsOfDupsResolveOneLinkAtATime) {
+  std::string dir = makeTempDir("mpi-dups");
+  const int n = 20000;
+  std::vector<std::string> ranks;
+  for (int me = 0; me < 2; ++me) {
+    const std::string m = std::to_string(me);
+    std::string t = "MPI_Init:-:1:2:0.0\nMPI_Comm_size:0.0:5," + m + ",2:555:0.0\n";
+    for (int i = 0; i < n; ++i)   // the new handle is the next dup's parent
+      t += "MPI_Comm_dup:1.0:" + std::to_string(i ? 99 + i : 5) + "," + m + ",2:0:1.0\n";
+    t += "MPI_Barrier:2.0:" + std::to_string(99 + n) + "," + m + ",2:3.0\n";
+    ranks.push_back(t);
+  }
+  std::string rank0 = writeTrace(dir, ranks, "t-");
+  RunResult r = runInfracc({rank0, "-emit=goal-extended"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string comms;
+  for (int c = 1; c <= n; ++c)
+    comms += "comm " + std::to_string(c) + " ranks 0,1\n";
+  EXPECT_EQ(r.out.substr(0, r.out.find("\nrank 1 {")),
+            "num_ranks 2\n" + comms + "\nrank 0 {\nl1: calc 1000\nl2: calc 1000\n" +
+                "l3: barrier comm " + std::to_string(n) +
+                "\nl2 requires l1\nl3 requires l2\n}\n");
+}
+
 TEST(Liballprof, WorldRankFieldIsNotTrusted) {
   // Old liballprof versions wrote rank 0 in every rank's world communicator (as in
   // the bcast sample of Schedgen's repository); the world is recognised by its size.
