@@ -324,12 +324,11 @@ void Reader::buildCommunicators() {
         continue;
       if (bound_[r].count(cr.handle))
         continue;
-      auto &v = loose[{cr.handle, cr.size}];
-      if (std::find(v.begin(), v.end(), std::make_pair(cr.rank, r)) == v.end())
-        v.push_back({cr.rank, r});
+      loose[{cr.handle, cr.size}].push_back({cr.rank, r});   // repeats go below
     }
   for (auto &[key, v] : loose) {
     std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
     bool ok = int64_t(v.size()) == key.second;
     for (size_t i = 0; ok && i < v.size(); ++i)
       ok = v[i].first == int64_t(i);
