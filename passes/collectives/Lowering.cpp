@@ -129,15 +129,16 @@ bool Lowerer::prepare() {
       continue;
     std::vector<uint32_t> &start = treeChildStart_[c], &list = treeChildren_[c];
     start.assign(up.size() + 1, 0);
-    for (int32_t parent : up)
-      if (parent >= 0)
+    auto inside = [&](int32_t parent) { return parent >= 0 && size_t(parent) < up.size(); };
+    for (int32_t parent : up)   // the readers have checked every parent (treeProblem)
+      if (inside(parent))
         ++start[size_t(parent) + 1];
     for (size_t m = 0; m < up.size(); ++m)
       start[m + 1] += start[m];
     list.resize(start.back());
     std::vector<uint32_t> fill(start.begin(), start.end() - 1);
     for (size_t m = 0; m < up.size(); ++m)   // ascending member order within each parent
-      if (up[m] >= 0)
+      if (inside(up[m]))
         list[fill[size_t(up[m])]++] = uint32_t(m);
   }
   if (!hosts_.empty()) {
