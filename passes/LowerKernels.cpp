@@ -173,15 +173,6 @@ bool KernelLowerer::prepare() {
   return diags_.errorCount() == before;
 }
 
-static uint64_t saturatingAdd(uint64_t a, uint64_t b) {
-  uint64_t r;
-  return __builtin_add_overflow(a, b, &r) ? ~uint64_t(0) : r;
-}
-static uint64_t saturatingMul(uint64_t a, uint64_t b) {
-  uint64_t r;
-  return __builtin_mul_overflow(a, b, &r) ? ~uint64_t(0) : r;
-}
-
 // The operations lowerKernel() makes for a kernel, counted without making them (at
 // most that many: a data op of zero bytes makes none), saturating at 2^64 - 1. As in
 // lowerGroup(): a group of fused data ops makes a wait for packets read here, 4 ops per

@@ -35,6 +35,17 @@ std::optional<uint64_t> cgroupMemoryLimit(llvm::StringRef procSelfCgroup, llvm::
 std::optional<std::string> exceedsMemory(llvm::StringRef what, uint64_t count,
                                          uint64_t bytesEach);
 
+/// Counts of what an input stands for (operations, expanded nodes) may pass 2^64 on
+/// hostile input; they stop at UINT64_MAX, which every limit refuses.
+inline uint64_t saturatingAdd(uint64_t a, uint64_t b) {
+  uint64_t r;
+  return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+inline uint64_t saturatingMul(uint64_t a, uint64_t b) {
+  uint64_t r;
+  return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
 /// `1.5 GiB`, `512 MiB`, `12 bytes`: sizes in messages.
 std::string formatBytes(uint64_t bytes);
 

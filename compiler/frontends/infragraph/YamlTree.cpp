@@ -149,10 +149,6 @@ private:
   bool tooDeep_ = false;
 };
 
-static uint64_t saturatingAdd(uint64_t a, uint64_t b) {
-  return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
 const YamlNode *YamlTreeBuilder::build(yaml::Node *n, llvm::SMLoc fallback) {
   YamlNode *out = tree_.make();
   out->loc = fallback;

@@ -200,21 +200,22 @@ std::optional<StorageLayout> readStorageLayout(llvm::StringRef path, DiagEngine 
   return l;
 }
 
-uint64_t storageRankCount(const StorageLayout &l) {
-  if (l.ranks)
-    return l.ranks;
+// The role instances, each on a rank of its own.
+static uint64_t roleInstances(const StorageLayout &l) {
   uint64_t needed = 0;
   for (uint32_t c : l.count)
     needed += c;
   return needed;
 }
 
+uint64_t storageRankCount(const StorageLayout &l) {
+  return l.ranks ? l.ranks : roleInstances(l);
+}
+
 std::optional<std::array<std::vector<uint32_t>, NumStorageRoles>>
 placeStorageRoles(const StorageLayout &l, uint32_t &numRanks, DiagEngine &diags,
                   llvm::StringRef what) {
-  uint64_t needed = 0;
-  for (uint32_t c : l.count)
-    needed += c;
+  const uint64_t needed = roleInstances(l);
   if (l.ranks != 0 && l.ranks < needed) {
     diags.error(l.ranksLoc, fmt::format("the storage service's roles need {} ranks (hosts {}, "
                                         "slb {}, gs {}, mds {}, ccs {}, bss {}), more than "
