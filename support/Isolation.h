@@ -1,9 +1,9 @@
-// Running code that may crash or hang on hostile input (a third-party parser) in a child
-// process, so that the crash or hang becomes an error message instead of ending or
-// stopping infracc; what the code read comes back as bytes.
+// Running code that may crash or hang on hostile input (a third-party parser) in a
+// separate process, so that the crash or hang becomes an error message instead of ending
+// or stopping infracc; what the code read comes back as bytes.
 #pragma once
 
-#include <llvm/ADT/STLFunctionalExtras.h>
+#include <llvm/ADT/StringRef.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -14,7 +14,7 @@
 
 namespace infracc {
 
-/// Why a run in a child failed.
+/// Why a run in the worker failed.
 struct ChildFailure {
   enum Kind {
     Crashed,     // a signal ended it
@@ -24,27 +24,37 @@ struct ChildFailure {
   std::string signal;   // Crashed: its description ("Segmentation fault")
 };
 
-/// What came of running `f` in a child.
+/// What came of running a task in the worker.
 struct ChildRun {
   std::optional<ChildFailure> failure;
-  /// What `f` wrote, mapped, when the child got to hand it back. Neither this nor a
-  /// failure: the child could not be started or ended without it (it called exit itself,
-  /// or the bytes could not be stored); the caller runs `f` here instead.
+  /// What the task wrote, mapped, when the worker got to hand it back. Neither this nor
+  /// a failure: the worker could not be started or ended without it (the task called
+  /// exit itself, or the bytes could not be stored); the caller runs the task here.
   std::unique_ptr<llvm::MemoryBuffer> output;
 };
 
-/// Runs `f` in a forked child with the default actions for crash and interrupt signals,
-/// and waits for it. The child is killed when infracc itself ends first (a killed infracc
-/// leaves no orphan spinning) and when it stops making progress: `stallLimit` without
-/// reading a byte or a record (a call of noteChildProgress()), or more records than
-/// bytes read (every record is at least a byte, so it is parsing a stale buffer again).
-/// Nothing of the child's state comes back but the bytes `f` writes to its stream (an
-/// anonymous file, so they may be far more than a pipe holds).
-ChildRun runInChild(llvm::function_ref<void(llvm::raw_ostream &)> f,
-                    std::chrono::milliseconds stallLimit);
+/// What a worker does with one request: reads what `request` names and writes what it
+/// read to `os`. A plain function, because the worker is forked before the requests it
+/// serves exist: all that reaches it of a request is its bytes.
+using WorkerTask = void (*)(llvm::StringRef request, llvm::raw_ostream &os);
 
-/// Tells the child's watchdog that `f` has read one more record. Costs one relaxed
-/// atomic increment; does nothing outside runInChild.
+/// Runs `task` on `request` in a worker process and waits for it. The worker is forked
+/// at the first request for `task` and kept for the next ones (a hundred at most, so
+/// that what a library leaks per request stays bounded), which spares a fork of infracc
+/// per request: in a process that reads many inputs (the fuzz targets) the fork was most
+/// of the cost. It runs with the default actions for crash and interrupt signals; it is
+/// killed when infracc itself ends (a killed infracc leaves no orphan spinning) and when
+/// a request stops making progress: `stallLimit` without reading a byte or a record (a
+/// call of noteChildProgress()), or more records than bytes read (every record is at
+/// least a byte, so it is parsing a stale buffer again). A worker that crashed or was
+/// stopped is gone; the next request gets a new one. Nothing of the worker's state comes
+/// back but the bytes the task writes (to an anonymous file, so they may be far more
+/// than a pipe holds). Requests are at most 64 KiB (a path and a few options).
+ChildRun runInWorker(WorkerTask task, llvm::StringRef request,
+                     std::chrono::milliseconds stallLimit);
+
+/// Tells the worker's watchdog that the task has read one more record. Costs one relaxed
+/// atomic increment; does nothing outside a worker.
 void noteChildProgress();
 
 } // namespace infracc

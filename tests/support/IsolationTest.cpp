@@ -1,6 +1,7 @@
-// runInChild: a crash in the child is reported, not suffered; a child that stops making
-// progress is stopped; a child never outlives infracc; what the child returns comes
-// back whole, and nothing else of its state does.
+// runInWorker: a crash in the worker is reported, not suffered; a request that stops
+// making progress is stopped; a worker never outlives infracc; what the worker returns
+// comes back whole, and nothing else of its state does; one worker serves many requests,
+// and a new one follows a worker that crashed.
 #include "support/Isolation.h"
 
 #include <gtest/gtest.h>
@@ -8,15 +9,18 @@
 #include <algorithm>
 #include <chrono>
 #include <csignal>
-#include <fcntl.h>
 #include <cstdlib>
+#include <fcntl.h>
+#include <fstream>
+#include <set>
+#include <string>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 
 using namespace std::chrono_literals;
-using infracc::runInChild;
+using infracc::runInWorker;
 
 namespace {
 // The failure as a word, or the output prefixed with "output:", or "none".
@@ -29,137 +33,213 @@ std::string outcome(const infracc::ChildRun &run) {
     }
   return run.output ? "output:" + run.output->getBuffer().str() : "none";
 }
-// `f` as a child that returns nothing.
-template <class F> std::string runVoid(F f, std::chrono::milliseconds limit) {
-  return outcome(runInChild([&](llvm::raw_ostream &) { f(); }, limit));
-}
-} // namespace
 
-TEST(Isolation, CrashInChildIsReported) {
-  EXPECT_EQ(runVoid([] { std::raise(SIGSEGV); }, 10s), "Segmentation fault");
-  EXPECT_EQ(runVoid([] { std::abort(); }, 10s), "Aborted");
-  // Ended without handing anything back: neither a failure nor an output.
-  EXPECT_EQ(runVoid([] { _exit(0); }, 10s), "none");
-  EXPECT_EQ(runVoid([] { _exit(3); }, 10s), "none");
-  int touched = 0;
-  EXPECT_EQ(runVoid([&] { touched = 1; }, 10s), "output:");
-  EXPECT_EQ(touched, 0);
-}
-
-TEST(Isolation, OutputComesBackWhole) {
-  EXPECT_EQ(outcome(runInChild([](llvm::raw_ostream &os) { os << "read in the child"; }, 10s)),
-            "output:read in the child");
-  // Far more than a pipe holds, with every byte value.
-  std::string big(20 << 20, '\0');
-  for (size_t i = 0; i < big.size(); ++i)
-    big[i] = char(i * 2654435761u >> 13);
-  infracc::ChildRun run = runInChild([&](llvm::raw_ostream &os) { os << big; }, 10s);
-  ASSERT_FALSE(run.failure);
-  ASSERT_TRUE(run.output);
-  EXPECT_TRUE(run.output->getBuffer() == big);
-}
-
-TEST(Isolation, ChildWithoutProgressIsStopped) {
-  auto start = std::chrono::steady_clock::now();
-  EXPECT_EQ(runVoid([] { for (;;) pause(); }, 200ms), "stalled");
-  EXPECT_GE(std::chrono::steady_clock::now() - start, 200ms);
-  // Progress outside a dry run is a no-op, not a crash.
-  infracc::noteChildProgress();
-}
-
-namespace {
 // Reads `n` bytes of /dev/zero: what a parser does between records.
 void readBytes(size_t n) {
-  static const int zero = open("/dev/zero", O_RDONLY);
+  int zero = open("/dev/zero", O_RDONLY | O_CLOEXEC);
   char buf[64];
   while (n > 0) {
     ssize_t got = read(zero, buf, std::min(n, sizeof buf));
     if (got <= 0)
-      return;
+      break;
     n -= size_t(got);
   }
+  close(zero);
+}
+
+int touched = 0;
+
+// One task that does what its request says; a worker serves one task, so the tests
+// share this one and its worker.
+void act(llvm::StringRef request, llvm::raw_ostream &os) {
+  if (request == "segv")
+    std::raise(SIGSEGV);
+  else if (request == "abort")
+    std::abort();
+  else if (request == "exit0")
+    _exit(0);
+  else if (request == "exit3")
+    _exit(3);
+  else if (request == "touch")
+    touched = 1;
+  else if (request == "pid")
+    os << getpid();
+  else if (request == "big")
+    for (size_t i = 0; i < (20u << 20); ++i)
+      os << char(i * 2654435761u >> 13);
+  else if (request == "wait")
+    for (;;)
+      pause();
+  else if (request == "progress")
+    // Three times the stall limit below, reading a record of 16 bytes every 20 ms.
+    for (int i = 0; i < 30; ++i) {
+      std::this_thread::sleep_for(20ms);
+      readBytes(16);
+      infracc::noteChildProgress();
+    }
+  else if (request == "reread") {
+    readBytes(64);
+    for (;;) {
+      std::this_thread::sleep_for(1ms);
+      infracc::noteChildProgress();
+    }
+  } else if (request.consume_front("announce:")) {
+    // Writes its pid to the file named, then waits for ever, making progress.
+    std::ofstream(request.str()) << getpid() << "\n";
+    for (;;) {
+      pause();
+      infracc::noteChildProgress();
+    }
+  } else
+    os << request;
+}
+
+std::string run(llvm::StringRef request, std::chrono::milliseconds limit = 10s) {
+  return outcome(runInWorker(act, request, limit));
 }
 } // namespace
 
-TEST(Isolation, ChildMakingProgressIsNotStopped) {
-  // Runs three times the stall limit, reading a record of 16 bytes every 20 ms.
-  EXPECT_EQ(runVoid(
-                [] {
-                  for (int i = 0; i < 30; ++i) {
-                    std::this_thread::sleep_for(20ms);
-                    readBytes(16);
-                    infracc::noteChildProgress();
-                  }
-                },
-                200ms),
-            "output:");
+TEST(Isolation, CrashInWorkerIsReported) {
+  EXPECT_EQ(run("segv"), "Segmentation fault");
+  EXPECT_EQ(run("abort"), "Aborted");
+  // Ended without handing anything back: neither a failure nor an output.
+  EXPECT_EQ(run("exit0"), "none");
+  EXPECT_EQ(run("exit3"), "none");
+  EXPECT_EQ(run("touch"), "output:");
+  EXPECT_EQ(touched, 0);
+  // Each of those ended its worker; the next request has a new one.
+  EXPECT_EQ(run("still here"), "output:still here");
+}
+
+TEST(Isolation, OutputComesBackWhole) {
+  EXPECT_EQ(run("read in the worker"), "output:read in the worker");
+  EXPECT_EQ(run(""), "output:");
+  // Far more than a pipe holds, with every byte value.
+  std::string big(20 << 20, '\0');
+  for (size_t i = 0; i < big.size(); ++i)
+    big[i] = char(i * 2654435761u >> 13);
+  infracc::ChildRun r = runInWorker(act, "big", 10s);
+  ASSERT_FALSE(r.failure);
+  ASSERT_TRUE(r.output);
+  EXPECT_TRUE(r.output->getBuffer() == big);
+  // A request too long for the worker is not sent: the caller runs the task itself.
+  EXPECT_EQ(run(std::string(64 << 10, 'x')), "output:" + std::string(64 << 10, 'x'));
+  EXPECT_EQ(run(std::string((64 << 10) + 1, 'x')), "none");
+}
+
+// The point of a worker: no fork per request. A hundred requests per worker, then a new
+// one (what a library leaks per request stays bounded).
+TEST(Isolation, OneWorkerServesManyRequests) {
+  run("segv");   // whatever served before, the next request starts a worker
+  std::vector<std::string> pids;
+  for (int i = 0; i < 250; ++i)
+    pids.push_back(run("pid"));
+  EXPECT_NE(pids[0], "output:" + std::to_string(getpid()));
+  EXPECT_EQ(std::count(pids.begin(), pids.end(), pids[0]), 100);
+  EXPECT_EQ(std::count(pids.begin(), pids.end(), pids[100]), 100);
+  EXPECT_EQ(std::count(pids.begin(), pids.end(), pids[200]), 50);
+  EXPECT_EQ(std::set<std::string>(pids.begin(), pids.end()).size(), 3u);
+}
+
+TEST(Isolation, WorkerWithoutProgressIsStopped) {
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(run("wait", 200ms), "stalled");
+  EXPECT_GE(std::chrono::steady_clock::now() - start, 200ms);
+  EXPECT_EQ(run("after the stall"), "output:after the stall");
+  // Progress outside a worker is a no-op, not a crash.
+  infracc::noteChildProgress();
+}
+
+TEST(Isolation, WorkerMakingProgressIsNotStopped) {
+  EXPECT_EQ(run("progress", 200ms), "output:");
 }
 
 // libotf2 at the end of some damaged definitions: no more bytes come in, yet the same
-// buffer is parsed again and again, each pass calling back with its records.
-TEST(Isolation, ChildRereadingAStaleBufferIsStopped) {
+// buffer is parsed again and again, each pass calling back with its records. The worker
+// has read bytes for earlier requests; only this request's count.
+TEST(Isolation, WorkerRereadingAStaleBufferIsStopped) {
   // Without the kernel's count of read bytes the rule cannot apply (records alone
   // count, and the stall limit below is long).
   if (access("/proc/self/io", R_OK) != 0)
     GTEST_SKIP() << "no /proc/self/io: this kernel does not count the bytes a process reads";
-  EXPECT_EQ(runVoid(
-                [] {
-                  readBytes(64);
-                  for (;;) {
-                    std::this_thread::sleep_for(1ms);
-                    infracc::noteChildProgress();
-                  }
-                },
-                1000s),
-            "rereading");
+  EXPECT_EQ(run("progress"), "output:");
+  EXPECT_EQ(run("reread", 1000s), "rereading");
 }
 
-// The stop-36 finding: a parent killed while its dry run spun (libFuzzer's timeout, a
-// user's `timeout`) left the child running under init. Here a middle process runs a dry
-// run that would wait forever, sends its child's pid up a pipe and is killed; this test,
-// as the subreaper, gets the orphan and must see it die of SIGKILL at once.
-TEST(Isolation, ChildDiesWithItsParent) {
+// The stop-36 finding: a parent killed while its reader spun (libFuzzer's timeout, a
+// user's `timeout`) left the reader running under init. Here a middle process sends a
+// request that would wait forever (the worker writes its pid to a file) and is killed;
+// this test, as the subreaper, gets the orphan and must see it die of SIGKILL at once.
+TEST(Isolation, WorkerDiesWithItsParent) {
+  char dir[] = "/tmp/infracc-isolation-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string pidFile = std::string(dir) + "/worker.pid";
   ASSERT_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
-  int up[2];
-  ASSERT_EQ(pipe(up), 0);
   pid_t middle = fork();
   ASSERT_GE(middle, 0);
   if (middle == 0) {
-    close(up[0]);
-    runVoid(
-        [&] {
-          pid_t self = getpid();
-          (void)!write(up[1], &self, sizeof self);
-          for (;;) {
-            pause();
-            infracc::noteChildProgress();
-          }
-        },
-        1000s);
+    run("announce:" + pidFile, 1000s);
     _exit(0);
   }
-  close(up[1]);
-  pid_t child = 0;
-  ASSERT_EQ(read(up[0], &child, sizeof child), ssize_t(sizeof child));
-  close(up[0]);
+  pid_t worker = 0;
+  for (int i = 0; i < 1000 && worker == 0; ++i) {
+    std::ifstream in(pidFile);
+    std::string line;
+    if (std::getline(in, line) && !line.empty())
+      worker = pid_t(std::stol(line));
+    else
+      std::this_thread::sleep_for(10ms);
+  }
   kill(middle, SIGKILL);
   int status = 0;
   ASSERT_EQ(waitpid(middle, &status, 0), middle);
+  ASSERT_GT(worker, 0) << "the worker never announced itself";
   // The orphan is now this process's child; it must already be dying. If it were not,
   // this would wait forever, so wait with a deadline and kill it ourselves after.
   pid_t got = 0;
   for (int i = 0; i < 500 && got == 0; ++i) {
-    got = waitpid(child, &status, WNOHANG);
+    got = waitpid(worker, &status, WNOHANG);
     if (got == 0)
       std::this_thread::sleep_for(10ms);
   }
   if (got == 0) {
-    kill(child, SIGKILL);
-    waitpid(child, &status, 0);
-    ADD_FAILURE() << "the dry run outlived its parent by 5 s";
+    kill(worker, SIGKILL);
+    waitpid(worker, &status, 0);
+    ADD_FAILURE() << "the worker outlived its parent by 5 s";
   } else {
-    ASSERT_EQ(got, child);
+    ASSERT_EQ(got, worker);
     EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
   }
   prctl(PR_SET_CHILD_SUBREAPER, 0);
+  unlink(pidFile.c_str());
+  rmdir(dir);
+}
+
+// A process forked from infracc (a test, a helper) inherits the worker's socket; it must
+// not send its requests to the parent's worker, nor take it away from the parent.
+TEST(Isolation, ForkedProcessStartsItsOwnWorker) {
+  const std::string parentWorker = run("pid");
+  int up[2];
+  ASSERT_EQ(pipe(up), 0);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    close(up[0]);
+    std::string mine = run("pid") + " " + run("pid");
+    (void)!write(up[1], mine.data(), mine.size());
+    _exit(0);
+  }
+  close(up[1]);
+  std::string got;
+  char buf[256];
+  for (ssize_t n; (n = read(up[0], buf, sizeof buf)) > 0;)
+    got.append(buf, size_t(n));
+  close(up[0]);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  const std::string childWorker = got.substr(0, got.find(' '));
+  EXPECT_EQ(got, childWorker + " " + childWorker);
+  EXPECT_NE(childWorker, parentWorker);
+  EXPECT_NE(childWorker, "output:" + std::to_string(child));
+  EXPECT_EQ(run("pid"), parentWorker);
 }

@@ -1,6 +1,6 @@
 // OTF2 MPI traces (Score-P's, TraceR's, infracc's -emit=otf2) as a workload: the anchor
 // file `<name>.otf2` (docs/scale-out.md, "Reading OTF2"). libotf2 reads the archive, in a
-// child process; its callbacks hand each record to the trace model (Otf2Trace.h), which
+// worker process; its callbacks hand each record to the trace model (Otf2Trace.h), which
 // says what the records make of a schedule.
 #include "compiler/frontends/otf2/Otf2Trace.h"
 #include "ir/InputRegistry.h"
@@ -21,7 +21,7 @@
 namespace infracc::otf2 {
 namespace {
 
-// Every callback is a record read, which is what the reading child's watchdog counts.
+// Every callback is a record read, which is what the reading worker's watchdog counts.
 TraceBuilder &progressed(void *userData) {
   noteChildProgress();
   return *static_cast<TraceBuilder *>(userData);
@@ -158,7 +158,7 @@ std::optional<std::string> damagedAnchor(llvm::StringRef b) {
   return std::nullopt;
 }
 
-// How long the reading child may go without reading a byte or a record before it is
+// How long the reading worker may go without reading a byte or a record before it is
 // taken for a hang: reading one chunk of a sound archive takes milliseconds. Under the
 // fuzz targets' -timeout=10.
 constexpr std::chrono::milliseconds StallLimit{5000};
@@ -232,6 +232,16 @@ std::optional<std::string> readArchive(const std::string &path, TraceBuilder &t)
   return std::nullopt;
 }
 
+// The worker's task: the archive whose anchor file is `path`, read and packed.
+void readInWorker(llvm::StringRef path, llvm::raw_ostream &os) {
+  OTF2_Error_RegisterCallback(quiet, nullptr);
+  TraceBuilder t;
+  if (std::optional<std::string> why = readArchive(path.str(), t))
+    os << "E" << *why;
+  else
+    t.pack(os << "T");
+}
+
 llvm::Error load(InputContext &ctx) {
   OTF2_Error_RegisterCallback(quiet, nullptr);
   auto fail = [&](const std::string &msg) {
@@ -246,17 +256,9 @@ llvm::Error load(InputContext &ctx) {
   // Debian's libotf2 3.0.2 reads past its buffers on some damaged definitions (found by
   // fuzzing: OTF2_Buffer_ReadUint64 under OTF2_GlobalDefReader_ReadDefinitions, a
   // segmentation fault, and once a read loop that never ended). So the archive is read
-  // in a child process, which hands back what it read, and such an archive is an error
+  // in a worker process, which hands back what it read, and such an archive is an error
   // here, not the end or the hang of infracc (docs/reliability.md).
-  ChildRun run = runInChild(
-      [&](llvm::raw_ostream &os) {
-        TraceBuilder t;
-        if (std::optional<std::string> why = readArchive(ctx.path, t))
-          os << "E" << *why;
-        else
-          t.pack(os << "T");
-      },
-      StallLimit);
+  ChildRun run = runInWorker(readInWorker, ctx.path, StallLimit);
   if (run.failure)
     switch (run.failure->kind) {
     case ChildFailure::Crashed:
@@ -275,7 +277,7 @@ llvm::Error load(InputContext &ctx) {
   if (run.output) {
     out = run.output->getBuffer();
   } else {
-    // No child (fork refused, say): read here, unguarded, as a last resort.
+    // No worker (fork refused, say): read here, unguarded, as a last resort.
     TraceBuilder t;
     if (std::optional<std::string> why = readArchive(ctx.path, t))
       return fail(*why);
@@ -287,7 +289,7 @@ llvm::Error load(InputContext &ctx) {
     return fail(out.str());
   std::optional<Schedule> schedule;
   if (!out.consume_front("T") || !(schedule = unpack(out)))
-    return fail("internal error: the trace read in the child process came back damaged");
+    return fail("internal error: the trace read in the worker process came back damaged");
   ctx.module.jobs.push_back({ctx.path, std::move(*schedule)});
   return llvm::Error::success();
 }

@@ -1,7 +1,7 @@
 // What the records of an OTF2 MPI trace make of a schedule, record by record. The OTF2
 // frontend's libotf2 callbacks call these; so does the otf2-records fuzz target, which
 // feeds records straight from its bytes. The model is apart from libotf2's reader
-// because that reader runs in a child process per archive (docs/reliability.md): what is
+// because that reader runs in a worker process (docs/reliability.md): what is
 // infracc's own code here can be fuzzed millions of times without it.
 #ifndef INFRACC_COMPILER_FRONTENDS_OTF2_OTF2TRACE_H
 #define INFRACC_COMPILER_FRONTENDS_OTF2_OTF2TRACE_H
@@ -68,7 +68,7 @@ public:
                      uint64_t received);
   const std::string &error() const;
 
-  /// The ops as 32-bit words (what crosses from the reading child to infracc).
+  /// The ops as 32-bit words (what crosses from the reading worker to infracc).
   void pack(llvm::raw_ostream &os) const;
 
 private:
