@@ -76,26 +76,34 @@ struct Fd {
   }
 };
 
+// A message header over `size` bytes at `data`, with room for one descriptor.
+struct OneFdMessage {
+  iovec iov;
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  msghdr msg{};
+  OneFdMessage(void *data, size_t size) : iov{data, size} {
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+  }
+  OneFdMessage(const OneFdMessage &) = delete;
+};
+
 // A request goes as one message: a byte 'R' (so that no message is empty, which would
 // read as the other end closing), the request, and the descriptor of the file the
 // answer goes to.
 bool sendRequest(int sock, llvm::StringRef request, int outputFd) {
   std::string bytes = "R" + request.str();
-  iovec iov{bytes.data(), bytes.size()};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  cmsghdr *c = CMSG_FIRSTHDR(&msg);
+  OneFdMessage m(bytes.data(), bytes.size());
+  cmsghdr *c = CMSG_FIRSTHDR(&m.msg);
   c->cmsg_level = SOL_SOCKET;
   c->cmsg_type = SCM_RIGHTS;
   c->cmsg_len = CMSG_LEN(sizeof(int));
   std::memcpy(CMSG_DATA(c), &outputFd, sizeof outputFd);
   ssize_t sent;
   do
-    sent = sendmsg(sock, &msg, MSG_NOSIGNAL);
+    sent = sendmsg(sock, &m.msg, MSG_NOSIGNAL);
   while (sent < 0 && errno == EINTR);
   return sent == ssize_t(bytes.size());
 }
@@ -114,23 +122,17 @@ bool sendRequest(int sock, llvm::StringRef request, int outputFd) {
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
   std::vector<char> buffer(MaxRequest + 2);
   for (;;) {
-    iovec iov{buffer.data(), buffer.size()};
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-    msghdr msg{};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof control;
-    ssize_t n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+    OneFdMessage m(buffer.data(), buffer.size());
+    ssize_t n = recvmsg(sock, &m.msg, MSG_CMSG_CLOEXEC);
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0)
       _exit(0);   // infracc closed its end, or ended
     int out = -1;
-    for (cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
+    for (cmsghdr *c = CMSG_FIRSTHDR(&m.msg); c; c = CMSG_NXTHDR(&m.msg, c))
       if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
         std::memcpy(&out, CMSG_DATA(c), sizeof out);
-    if (out < 0 || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || buffer[0] != 'R')
+    if (out < 0 || (m.msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || buffer[0] != 'R')
       _exit(3);
     const uint64_t unset = 0;
     if (!writeAll(out, &unset, sizeof unset))

@@ -40,24 +40,21 @@ fuzz_one() {
   # counts itself). glibc's malloc returns NULL for such a request and the library then
   # reports an error; the sanitizer allocator is told to do the same, and libFuzzer's
   # per-allocation limit is lifted for this target (the RSS limit still holds).
-  local malloc_limit=1024 asan_options="${ASAN_OPTIONS:-}" limit_t="$limit"
+  local malloc_limit=1024 asan_options="${ASAN_OPTIONS:-}"
   if [ "$t" = otf2 ]; then
     malloc_limit=1048576; asan_options="${asan_options:+$asan_options:}allocator_may_return_null=1"
-    # Each execution writes a whole archive and reads it in a forked child,
-    # and libotf2 clears a buffer of the archive's chunk size (up to 16 MiB) per file it
-    # reads: 10-20 executions per second on a 2-core VM, against hundreds to thousands
-    # for the others. A twelfth of the executions keeps it near two minutes.
-    case "$limit" in -runs=*) limit_t="-runs=$(( ${limit#-runs=} / 12 ))" ;; esac
-    # Most of that time is page faults (about 620 per execution: the fork, and libotf2's
-    # buffers in the child). glibc's malloc asking for transparent huge pages halves
-    # them in a build without sanitizers (1.45 times the executions per second; the
-    # sanitizers' allocator ignores it).
+    # Each execution writes a whole archive, and libotf2 reads it in infracc's worker
+    # process (support/Isolation.h; since 2026-11-28 one worker for many archives, not a
+    # fork each, which made this target the slowest by far: it had a twelfth of the
+    # executions). Much of what is left is page faults in libotf2's buffers; glibc's
+    # malloc asking for transparent huge pages cuts them in a build without sanitizers
+    # (the sanitizers' allocator ignores it).
     export GLIBC_TUNABLES="${GLIBC_TUNABLES:+$GLIBC_TUNABLES:}glibc.malloc.hugetlb=1"
   fi
   # -close_fd_mask=2: the driver's error messages (expected for bad input) stay quiet.
   # -print_funcs=0: no "NEW_FUNC" lines, each of which has llvm-symbolizer run (about a
   # tenth of a short run's time).
-  ASAN_OPTIONS="$asan_options" "$build/fuzz-$t" "$limit_t" -seed=1 -close_fd_mask=2 -timeout=10 \
+  ASAN_OPTIONS="$asan_options" "$build/fuzz-$t" "$limit" -seed=1 -close_fd_mask=2 -timeout=10 \
       -print_funcs=0 \
       -rss_limit_mb=2048 -malloc_limit_mb="$malloc_limit" -dict="$here/dict/$t.dict" \
       -artifact_prefix="$build/fuzz/artifacts/$t-" \
