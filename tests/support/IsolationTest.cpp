@@ -83,6 +83,12 @@ void act(llvm::StringRef request, llvm::raw_ostream &os) {
       std::this_thread::sleep_for(1ms);
       infracc::noteChildProgress();
     }
+  } else if (request == "eof-loop") {
+    // Reads the end of a file over and over: every read returns nothing.
+    int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    char buf[64];
+    for (;;)
+      (void)!read(null, buf, sizeof buf);
   } else if (request.consume_front("announce:")) {
     // Writes its pid to the file named, then waits for ever, making progress.
     std::ofstream(request.str()) << getpid() << "\n";
@@ -164,6 +170,18 @@ TEST(Isolation, WorkerRereadingAStaleBufferIsStopped) {
     GTEST_SKIP() << "no /proc/self/io: this kernel does not count the bytes a process reads";
   EXPECT_EQ(run("progress"), "output:");
   EXPECT_EQ(run("reread", 1000s), "rereading");
+}
+
+// libotf2 on other damaged archives (found with a worker that had read archives before):
+// it reads the end of a file again and again, each read returning nothing, and calls
+// back with no record. Stopped at the first look, not after the stall limit.
+TEST(Isolation, WorkerReadingTheEndOfAFileOverAndOverIsStopped) {
+  if (access("/proc/self/io", R_OK) != 0)
+    GTEST_SKIP() << "no /proc/self/io: this kernel does not count a process's read calls";
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(run("eof-loop", 1000s), "rereading");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 100s);
+  EXPECT_EQ(run("after the loop"), "output:after the loop");
 }
 
 // The stop-36 finding: a parent killed while its reader spun (libFuzzer's timeout, a
