@@ -19,7 +19,7 @@ struct ChildFailure {
   enum Kind {
     Crashed,     // a signal ended it
     Stalled,     // it read no byte and no record for the stall limit
-    Rereading,   // it called back with more records than it had read bytes
+    Rereading,   // more records than bytes read, or read calls that return nothing
   } kind;
   std::string signal;   // Crashed: its description ("Segmentation fault")
 };
@@ -45,8 +45,10 @@ using WorkerTask = void (*)(llvm::StringRef request, llvm::raw_ostream &os);
 /// of the cost. It runs with the default actions for crash and interrupt signals; it is
 /// killed when infracc itself ends (a killed infracc leaves no orphan spinning) and when
 /// a request stops making progress: `stallLimit` without reading a byte or a record (a
-/// call of noteChildProgress()), or more records than bytes read (every record is at
-/// least a byte, so it is parsing a stale buffer again). A worker that crashed or was
+/// call of noteChildProgress()), more records than bytes read (every record is at
+/// least a byte, so it is parsing a stale buffer again), or a thousand read calls more
+/// than bytes read between two looks 20 ms apart (it is reading the end of a file over
+/// and over). A worker that crashed or was
 /// stopped is gone; the next request gets a new one. Nothing of the worker's state comes
 /// back but the bytes the task writes (to an anonymous file, so they may be far more
 /// than a pipe holds). Requests are at most 64 KiB (a path and a few options).
