@@ -22,6 +22,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+// In a sanitizer build (CI's ASan+UBSan tests, the fuzz targets) the runtime has these;
+// without one they are null.
+extern "C" void __sanitizer_set_report_fd(void *fd) __attribute__((weak));
+extern "C" void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
+
 namespace infracc {
 
 namespace {
@@ -217,6 +222,19 @@ struct Worker {
       // crash is an answer, not a finding, and the outputs are infracc's.
       for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGINT, SIGTERM, SIGHUP})
         std::signal(sig, SIG_DFL);
+      // Under a sanitizer, a memory error in the worker (in the library, which the
+      // worker is there to contain) is the worker's crash, answered as one: the report
+      // goes to standard error and the worker ends with SIGABRT, not with the sanitizer's
+      // exit status, which would have infracc read the archive again in its own process.
+      // Standard error because the report descriptor libFuzzer gives the sanitizer
+      // belongs to infracc's process: in another process the runtime gives it up and
+      // writes a file ".<pid>" in the working directory instead. And not libFuzzer's death
+      // callback, inherited from infracc, which would save the input that was current
+      // when the worker was forked.
+      if (__sanitizer_set_report_fd)
+        __sanitizer_set_report_fd(reinterpret_cast<void *>(uintptr_t(STDERR_FILENO)));
+      if (__sanitizer_set_death_callback)
+        __sanitizer_set_death_callback([] { std::abort(); });
       childProgress = progress;
       serve(task, own);
     }
