@@ -3,6 +3,7 @@
 // comes back whole, and nothing else of its state does; one worker serves many requests,
 // and a new one follows a worker that crashed.
 #include "support/Isolation.h"
+#include "tests/support/TestUtil.h"
 
 #include <gtest/gtest.h>
 
@@ -138,6 +139,7 @@ TEST(Isolation, SanitizerReportInWorkerIsACrash) {
   // libFuzzer runs: without the worker's death callback the worker would then end with
   // the sanitizer's exit status, not SIGABRT (CI runs the tests with abort_on_error=1,
   // under which it would abort either way).
+  const std::string style = GTEST_FLAG_GET(death_test_style);
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   const char *was = std::getenv("ASAN_OPTIONS");
   const std::string saved = was ? was : "";
@@ -150,6 +152,7 @@ TEST(Isolation, SanitizerReportInWorkerIsACrash) {
   };
   EXPECT_EXIT(check(), testing::ExitedWithCode(0),
               "overflow: Aborted; after: output:after the report");
+  GTEST_FLAG_SET(death_test_style, style);
   if (was)
     setenv("ASAN_OPTIONS", saved.c_str(), 1);
   else
@@ -287,11 +290,7 @@ TEST(Isolation, ForkedProcessStartsItsOwnWorker) {
     _exit(0);
   }
   close(up[1]);
-  std::string got;
-  char buf[256];
-  for (ssize_t n; (n = read(up[0], buf, sizeof buf)) > 0;)
-    got.append(buf, size_t(n));
-  close(up[0]);
+  std::string got = infracc::test::readToEnd(up[0]);
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
   const std::string childWorker = got.substr(0, got.find(' '));

@@ -13,6 +13,7 @@
 #include <optional>
 #include <sstream>
 #include <stdexcept>
+#include <unistd.h>
 
 namespace infracc::test {
 
@@ -76,6 +77,15 @@ std::vector<std::string> readmeCommand(const std::string &text) {
     return args;
   }
   return {};
+}
+
+std::string readToEnd(int fd) {
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;)
+    text.append(buf, size_t(n));
+  close(fd);
+  return text;
 }
 
 std::string readFile(const std::string &path) {

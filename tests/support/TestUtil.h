@@ -31,6 +31,8 @@ std::string sourcePath(const std::string &relative);
 std::vector<std::string> readmeCommand(const std::string &text);
 
 std::string readFile(const std::string &path);
+/// Everything readable from `fd` until end of file (a pipe from a forked child); closes it.
+std::string readToEnd(int fd);
 
 /// The time of LogGOPSim's "Maximum finishing time at host H: T" line in a report
 /// (-emit=sim, -sim-batch), or -1 when there is none. (llvm::Regex, not std::regex:

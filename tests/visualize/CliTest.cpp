@@ -153,11 +153,7 @@ TEST(VisualizeCli, RefusesBinaryOutputToATerminal) {
   }
   close(slave);
   close(err[1]);
-  std::string stderrText;
-  char buf[4096];
-  for (ssize_t n; (n = read(err[0], buf, sizeof buf)) > 0;)
-    stderrText.append(buf, size_t(n));
-  close(err[0]);
+  std::string stderrText = infracc::test::readToEnd(err[0]);
   int status = 0;
   waitpid(pid, &status, 0);
   close(master);

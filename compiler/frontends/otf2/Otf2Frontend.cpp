@@ -277,12 +277,9 @@ llvm::Error load(InputContext &ctx) {
   if (run.output) {
     out = run.output->getBuffer();
   } else {
-    // No worker (fork refused, say): read here, unguarded, as a last resort.
-    TraceBuilder t;
-    if (std::optional<std::string> why = readArchive(ctx.path, t))
-      return fail(*why);
+    // No worker (fork refused, say): the worker's task here, unguarded, as a last resort.
     llvm::raw_string_ostream os(here);
-    t.pack(os << "T");
+    readInWorker(ctx.path, os);
     out = here;
   }
   if (out.consume_front("E"))
