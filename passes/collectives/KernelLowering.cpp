@@ -10,6 +10,7 @@
 #include <llvm/ADT/DenseMap.h>
 
 #include <map>
+#include <optional>
 
 namespace infracc::coll {
 namespace {
@@ -72,8 +73,22 @@ public:
       add(GpuOpKind::Store, &r);
     ops_[i][w].back().flags = 0;
   }
-  void signal(uint32_t i, uint32_t w, uint32_t j) { sem(i, w, GpuOpKind::SemRelease, sem(i, j, w)); }
-  void wait(uint32_t i, uint32_t w, uint32_t j) { sem(i, w, GpuOpKind::SemAcquire, sem(j, i, w)); }
+  /// Workgroup w of member i releases the semaphore towards j on channel `channel`
+  /// (by default its own index: workgroup w of each member pairs with workgroup w).
+  void signal(uint32_t i, uint32_t w, uint32_t j, std::optional<uint32_t> channel = {}) {
+    sem(i, w, GpuOpKind::SemRelease, sem(i, j, channel.value_or(w)));
+  }
+  void wait(uint32_t i, uint32_t w, uint32_t j, std::optional<uint32_t> channel = {}) {
+    sem(i, w, GpuOpKind::SemAcquire, sem(j, i, channel.value_or(w)));
+  }
+  /// Every workgroup of member i's kernel meets at barrier `id` (MSCCL++'s DeviceSyncer).
+  void barrier(uint32_t i, uint32_t w, uint32_t id) {
+    GpuOp o;
+    o.kind = GpuOpKind::Barrier;
+    o.id = id;
+    o.count = W_;
+    ops_[i][w].push_back(o);
+  }
 
   /// Appends the kernels; kernelOf[member] = its kernel's index.
   void finish(const uint64_t buffers[NumBufferKinds], std::vector<uint32_t> &kernelOf) {
@@ -133,6 +148,12 @@ constexpr BufferKind In = BufferKind::Input, Out = BufferKind::Output, Scr = Buf
 struct Blocks {
   std::function<Slice(uint32_t)> in, out;
   uint64_t slot = 0;   // bytes per scratch slot
+  /// The first semaphore channel of a phase that numbers its channels itself (the
+  /// direct all-gather's, by part), past the workgroups' channels of an earlier phase.
+  uint32_t channelBase = 0;
+  /// The direct all-gather sends each member's input (an all-gather: its block, not yet
+  /// copied into its output by the other workgroups), else the block in its output.
+  bool sendInput = false;
 };
 
 // --- reduce-scatter phases: member i ends with block i reduced, at out(i) ----------
@@ -223,26 +244,62 @@ void agRing(KernelBuilder &kb, uint32_t i, uint32_t w, const Blocks &B, Transfer
   }
 }
 
+/// Which peers workgroup w serves in a direct all-gather, and which part of the block:
+/// workgroups are dealt to peers round-robin, as MSCCL++'s all-gather kernels deal thread
+/// blocks (test/mscclpp-test/allgather_test.cu, localAllGatherSm: peer blockIdx % nPeer,
+/// part blockIdx / nPeer), so every peer is served at once and a workgroup synchronises
+/// with one peer only; with fewer workgroups than peers a workgroup serves several, whole.
+struct PeerTask {
+  uint32_t distance, part, parts;   // the peer is member (i + distance) mod P
+};
+llvm::SmallVector<PeerTask, 4> peerTasks(uint32_t P, uint32_t W, uint32_t w) {
+  const uint32_t peers = P - 1;
+  llvm::SmallVector<PeerTask, 4> tasks;
+  if (W >= peers) {
+    uint32_t k = w % peers;
+    tasks.push_back({k + 1, w / peers, W / peers + (W % peers > k ? 1u : 0u)});
+  } else {
+    for (uint32_t k = w; k < peers; k += W)
+      tasks.push_back({k + 1, 0, 1});
+  }
+  return tasks;
+}
+
 void agDirect(KernelBuilder &kb, uint32_t i, uint32_t w, const Blocks &B, Transfer t) {
-  uint32_t P = kb.P();
+  const uint32_t P = kb.P();
+  const auto tasks = peerTasks(P, kb.W(), w);
+  // The part of member m's block that the workgroups at one distance move, as an offset
+  // in the block. Semaphores go by part: i's workgroup for distance d pairs with the one for
+  // distance d at each peer (it writes to i + d, the one at i - d writes to i), so
+  // both count the same parts.
+  auto partOf = [&](uint32_t m, const PeerTask &x) {
+    uint64_t len = B.out(m).len;
+    return Slice{pieceOffset(len, x.parts, x.part), pieceSize(len, x.parts, x.part)};
+  };
+  auto source = [&](uint32_t m, uint64_t off) {
+    return B.sendInput ? kb.at(m, In, off) : kb.at(m, Out, B.out(m).off + off);
+  };
+  // Otherwise the block was reduced by every workgroup (each its own part of it).
+  if (!B.sendInput)
+    kb.barrier(i, w, 0);
   if (t == Transfer::Put) {
-    Slice b = kb.part(B.out(i), w);
-    for (uint32_t d = 1; d < P; ++d) {
-      uint32_t j = (i + d) % P;
-      kb.copy(i, w, kb.at(i, Out, b.off), kb.at(j, Out, b.off), b.len);
-      kb.signal(i, w, j);
+    for (const PeerTask &x : tasks) {
+      uint32_t j = (i + x.distance) % P;
+      Slice b = partOf(i, x);
+      kb.copy(i, w, source(i, b.off), kb.at(j, Out, B.out(i).off + b.off), b.len);
+      kb.signal(i, w, j, B.channelBase + x.part);
     }
-    for (uint32_t d = 1; d < P; ++d)
-      kb.wait(i, w, (i + d) % P);
+    for (const PeerTask &x : tasks)
+      kb.wait(i, w, (i + P - x.distance) % P, B.channelBase + x.part);
     return;
   }
-  for (uint32_t d = 1; d < P; ++d)
-    kb.signal(i, w, (i + d) % P);
-  for (uint32_t d = 1; d < P; ++d) {
-    uint32_t j = (i + d) % P;
-    kb.wait(i, w, j);
-    Slice b = kb.part(B.out(j), w);
-    kb.copy(i, w, kb.at(j, Out, b.off), kb.at(i, Out, b.off), b.len);
+  for (const PeerTask &x : tasks)   // my part is there to read
+    kb.signal(i, w, (i + P - x.distance) % P, B.channelBase + x.part);
+  for (const PeerTask &x : tasks) {
+    uint32_t j = (i + x.distance) % P;
+    kb.wait(i, w, j, B.channelBase + x.part);
+    Slice b = partOf(j, x);
+    kb.copy(i, w, source(j, b.off), kb.at(i, Out, B.out(j).off + b.off), b.len);
   }
 }
 
@@ -319,6 +376,7 @@ std::vector<uint32_t> buildInstance(KernelLevel &k, uint32_t instance, Collectiv
       switch (kind) {
       case CollectiveKind::Allgather: {
         blocks.out = stride;
+        blocks.sendInput = true;
         Slice s = kb.part(Slice{0, B}, w);
         kb.copy(i, w, kb.at(i, In, s.off), kb.at(i, Out, i * B + s.off), s.len);
         ag(kb, i, w, blocks, o.transfer);
@@ -333,6 +391,7 @@ std::vector<uint32_t> buildInstance(KernelLevel &k, uint32_t instance, Collectiv
       default:   // allreduce: reduce-scatter blocks of B/P, then all-gather them
         blocks.in = blocks.out = inPart;
         blocks.slot = (B + P - 1) / P;
+        blocks.channelBase = kb.W();
         rs(kb, i, w, blocks, o.transfer);
         ag(kb, i, w, blocks, o.transfer);
         break;
