@@ -44,11 +44,10 @@ llvm::Error checkRunnable(const Schedule &s) {
           continue;
         for (const BufferRef *r : {&op.src, &op.dst}) {
           bool used = (r == &op.src && op.readsMemory()) || (r == &op.dst && op.writesMemory());
-          if (used && (r->multicast || r->packet))
+          if (used && r->multicast)
             return inputError(fmt::format(
-                "-sim-model=gpu does not model {} yet ({}); -emit=sim simulates the plan's "
-                "messages",
-                r->multicast ? "multicast (NVLS) ranges" : "LL packets and their flag polling",
+                "-sim-model=gpu does not model multicast (NVLS) ranges yet ({}); -emit=sim "
+                "simulates the plan's messages",
                 describeGpuOp(*k, kn, wg, i)));
         }
       }
@@ -155,6 +154,11 @@ struct Packet {
   uint32_t nextWaiting = ~0u;        // the packet behind it in a link's queue
   uint8_t leg = 0;                   // 0: to `out` (or target), 1: to `in`, 2: to target
   bool data = false, response = false;
+  // LL packets: the line; a load waits at the memory for the line's `need`-th put (0: no
+  // wait); a store from another GPU is a put.
+  bool put = false;
+  uint32_t need = 0;
+  uint64_t line = 0;
 };
 
 struct Wave {
@@ -222,6 +226,11 @@ private:
     if (error_.empty())
       error_ = std::move(msg);
   }
+  void tooManyRequests() {
+    fail(fmt::format("-sim-model=gpu: the kernels issue more than {} requests "
+                     "(-gpu-max-requests)",
+                     o_.maxRequests));
+  }
   uint64_t address(uint32_t owner, BufferKind b, uint64_t offset, uint32_t instance) const;
 
   const Schedule &s_;
@@ -250,6 +259,13 @@ private:
   std::vector<uint32_t> semCount_;
   std::vector<std::deque<uint32_t>> semWaiting_;   // parked acquire packets
   llvm::DenseMap<uint64_t, std::vector<uint32_t>> barrier_;   // (kernel, id) -> waves
+  // LL packets, per (GPU, line) of memory: the puts that will land there in all and
+  // those landed so far, the loads waiting for one; per (workgroup, GPU) and line, the
+  // workgroup's loads of it so far.
+  using LineKey = std::pair<uint64_t, uint64_t>;
+  llvm::DenseMap<LineKey, uint32_t> putsTotal_, putsLanded_, packetLoads_;
+  llvm::DenseMap<LineKey, std::vector<uint32_t>> waitingForPuts_;
+  void countPuts();
   GpuRunResult r_;
 };
 
@@ -262,6 +278,34 @@ uint64_t Engine::address(uint32_t owner, BufferKind b, uint64_t offset, uint32_t
   for (unsigned i = 0; i < unsigned(b); ++i)
     base += (K.bufferBytes[i] + line_ - 1) / line_ * line_;
   return base + offset;
+}
+
+// A workgroup's n-th load of a line of LL packets waits for the n-th put into that line
+// (the packets' flags tell the rounds apart), a load past the last put for the last, a
+// load of a line no other GPU puts into for nothing: the rule the message-level lowering
+// follows (lower-kernels), per line. The puts are counted first, from the streams.
+void Engine::countPuts() {
+  Segment seg;
+  uint64_t puts = 0;   // each is a request: -gpu-max-requests bounds the counting too
+  for (uint32_t kn = 0; kn < k_.kernels.size(); ++kn) {
+    const Kernel &K = k_.kernels[kn];
+    for (uint32_t wg = 0; wg < K.numWorkgroups; ++wg)
+      for (uint32_t wf = 0; wf < K.wavefronts; ++wf) {
+        WavefrontStream ws(k_, *k_.loadStore, kn, wg, wf);
+        while (ws.next(seg))
+          for (size_t j = 0; j < seg.body.size(); ++j) {
+            const Instruction &x = seg.body[j];
+            if (x.kind != InstrKind::Store || !(x.flags & instr::Packet) || x.gpu == K.gpu)
+              continue;
+            for (uint64_t i = 0; i < seg.iterations; ++i) {
+              if (o_.maxRequests && ++puts > o_.maxRequests)
+                return tooManyRequests();
+              ++putsTotal_[{x.gpu, address(x.gpu, x.buffer, seg.at(i, j).address, K.instance) /
+                                       line_}];
+            }
+          }
+      }
+  }
 }
 
 llvm::Expected<GpuRunResult> Engine::run() {
@@ -317,6 +361,9 @@ llvm::Expected<GpuRunResult> Engine::run() {
       return inputError(fmt::format("-sim-model=gpu: GPU {} has no compute units", k_.kernels[kn].gpu));
   }
 
+  countPuts();
+  if (!error_.empty())
+    return inputError(error_);
   deps_.assign(s_.numOps(), 0);
   for (uint32_t rank = 0; rank < s_.numRanks(); ++rank)
     for (uint32_t g = s_.rankBegin(rank); g < s_.rankBegin(rank) + s_.numOps(rank); ++g)
@@ -626,12 +673,8 @@ void Engine::finishWave(uint32_t w, uint64_t t) {
 }
 
 void Engine::issue(uint32_t w, const Instruction &x, uint64_t t) {
-  if (o_.maxRequests && r_.requests() >= o_.maxRequests) {
-    fail(fmt::format("-sim-model=gpu: the kernels issue more than {} requests "
-                     "(-gpu-max-requests)",
-                     o_.maxRequests));
-    return;
-  }
+  if (o_.maxRequests && r_.requests() >= o_.maxRequests)
+    return tooManyRequests();
   Wave &wv = waves_[w];
   const Group &G = groups_[wv.group];
   Cu &cu = cus_[G.cu];
@@ -648,6 +691,15 @@ void Engine::issue(uint32_t w, const Instruction &x, uint64_t t) {
     owner = x.gpu;
     addr = address(owner, x.buffer, x.address, K.instance);
     p.lineBytes = x.bytes;
+    if (x.flags & instr::Packet) {
+      p.line = addr / line_;
+      if (x.kind == InstrKind::Store) {
+        p.put = owner != cu.gpu;
+      } else if (auto total = putsTotal_.find({owner, p.line}); total != putsTotal_.end()) {
+        uint32_t n = ++packetLoads_[{(uint64_t(wv.group) << 32) | owner, p.line}];
+        p.need = std::min(n, total->second);
+      }
+    }
     if (x.kind == InstrKind::Load) {
       ++wv.loads;
       ++r_.loads;
@@ -838,9 +890,34 @@ void Engine::atMemory(uint32_t pi, uint64_t t) {
   Packet &p = packets_[pi];
   switch (p.kind) {
   case InstrKind::Load:
+    if (p.need) {
+      LineKey key{m_.gpuOf(p.target), p.line};
+      if (putsLanded_.lookup(key) < p.need) {
+        waitingForPuts_[key].push_back(pi);   // polling its flags, as an acquire waits
+        break;
+      }
+    }
     respond(pi, t, p.lineBytes, true);
     break;
   case InstrKind::Store:
+    if (p.put) {
+      // Waiting loads that this put satisfies are answered first, then the put's ack.
+      LineKey key{m_.gpuOf(p.target), p.line};
+      uint32_t landed = ++putsLanded_[key];
+      if (auto w = waitingForPuts_.find(key); w != waitingForPuts_.end()) {
+        std::vector<uint32_t> still;
+        for (uint32_t q : w->second) {
+          if (packets_[q].need <= landed)
+            respond(q, t, packets_[q].lineBytes, true);
+          else
+            still.push_back(q);
+        }
+        if (still.empty())
+          waitingForPuts_.erase(w);
+        else
+          w->second = std::move(still);
+      }
+    }
     respond(pi, t, o_.controlBytes, false);
     break;
   case InstrKind::SemaphoreRelease: {

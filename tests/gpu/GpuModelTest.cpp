@@ -121,6 +121,38 @@ TEST(GpuModel, SemaphoreHandshakeBetweenTwoGpus) {
             std::string::npos);
 }
 
+TEST(GpuModel, LoadOfLlPacketsWaitsForThePut) {
+  // ll.kernels: GPU 0 copies 64 bytes of its input into GPU 1's scratch as LL packets
+  // (one 128-byte line); GPU 1 copies them from there into its output.
+  // GPU 0: its load of input (16-byte request, 64-byte answer) is back at
+  // 30125 + 30000 + 500 = 60625 ps; the 128-byte store then lands at GPU 1's memory
+  // 330 ns + 1000 ps later: 391625.
+  // GPU 1: its load of the packets reached its memory at 30125 and waits there until the
+  // put lands; the 128-byte answer leaves at 391625 and is back at 391625 + 30000 + 1000 =
+  // 422625; its 64-byte store to output then takes 30500 + 30125: 483250 ps. (Without the
+  // wait: 121750.)
+  // The put's ack leaves after that answer has used the HBM link (392625) and is back at
+  // GPU 0 at 392625 + 330125 = 722750 ps.
+  RunResult r = runInfracc({TwoGpus, input("ll.kernels"), "-sim-model=gpu", "-wavefronts=1"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("  gpu 0 kernel 0: 0.000 ns .. 722.750 ns (722.750 ns)\n"
+                       "  gpu 1 kernel 1: 0.000 ns .. 483.250 ns (483.250 ns)\n"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(GpuModel, LlPlansRun) {
+  // MSCCL++'s LL plans: each reads packets that peers put (waiting for them), forwards
+  // or reduces them, and reads its own packets again (no second put: no second wait).
+  // They end; with the waits in the wrong order they would deadlock.
+  for (const char *plan : {"allgather_ll", "allreduce_ll", "reducescatter_ll"}) {
+    RunResult r = runInfracc({sourcePath("tests/msccl/inputs/" + std::string(plan) + ".json"),
+                              "-msg-size=3MiB", "-sim-model=gpu"});
+    EXPECT_EQ(r.status, 0) << plan << ": " << r.err;
+    EXPECT_NE(r.out.find("Maximum finishing time: "), std::string::npos) << plan << r.out;
+  }
+}
+
 TEST(GpuModel, ReleasesInARowShareOneFence) {
   // signal2.kernels: GPU 0 releases s0 then s1, both on GPU 1; GPU 1 acquires both.
   // s0 as in the handshake above: lands at 330125 ps, its ack is back at 660375.
@@ -288,12 +320,12 @@ TEST(GpuModel, ErrorMessages) {
                       "messages"),
             std::string::npos)
       << nvls;
-  std::string ll = err({sourcePath("tests/msccl/inputs/allgather_ll.json"), "-sim-model=gpu",
-                        "-msg-size=786432"});
-  EXPECT_NE(ll.find("-sim-model=gpu does not model LL packets and their flag polling yet"),
-            std::string::npos)
-      << ll;
   EXPECT_EQ(err({plan, "-sim-model=gpu", "-gpu-max-requests=100"}),
+            "infracc: error: -sim-model=gpu: the kernels issue more than 100 requests "
+            "(-gpu-max-requests)\n");
+  // Counting an LL plan's puts (before the run) stops at the same limit.
+  EXPECT_EQ(err({sourcePath("tests/msccl/inputs/allgather_ll.json"), "-msg-size=3MiB",
+                 "-sim-model=gpu", "-gpu-max-requests=100"}),
             "infracc: error: -sim-model=gpu: the kernels issue more than 100 requests "
             "(-gpu-max-requests)\n");
   // The model's options with another model, which would ignore them.
