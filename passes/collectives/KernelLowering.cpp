@@ -269,8 +269,8 @@ void agDirect(KernelBuilder &kb, uint32_t i, uint32_t w, const Blocks &B, Transf
   const uint32_t P = kb.P();
   const auto tasks = peerTasks(P, kb.W(), w);
   // The part of member m's block that the workgroups at one distance move, as an offset
-  // in the block. Semaphores go by part: i's workgroup for distance d pairs with the one for
-  // distance d at each peer (it writes to i + d, the one at i - d writes to i), so
+  // in the block. Semaphores go by part: i's workgroup for distance d pairs with the one
+  // for distance d at each peer (it writes to i + d, the one at i - d writes to i), so
   // both count the same parts.
   auto partOf = [&](uint32_t m, const PeerTask &x) {
     uint64_t len = B.out(m).len;

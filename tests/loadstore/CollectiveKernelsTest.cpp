@@ -84,13 +84,18 @@ TEST(CollectiveKernels, DirectAllgatherDealsWorkgroupsToPeers) {
       out += "wg" + std::to_string(w) + ":";
       for (uint32_t i = 0; i < W.numOps; ++i) {
         const GpuOp &o = k.ops[W.firstOp + i];
-        auto sem = [&] { return k.semaphores.at(o.id); };
+        // A release names the GPU it signals, an acquire the GPU it waits for.
+        auto sem = [&](bool release) {
+          const Semaphore &m = k.semaphores.at(o.id);
+          return " g" + std::to_string(release ? m.gpu : m.peer) + " ch" +
+                 std::to_string(m.index) + ";";
+        };
         if (o.kind == GpuOpKind::Memcpy)
           out += " copy " + ref(o.src) + " " + ref(o.dst) + " " + std::to_string(o.bytes) + ";";
         else if (o.kind == GpuOpKind::SemRelease)
-          out += " release g" + std::to_string(sem().gpu) + " ch" + std::to_string(sem().index) + ";";
+          out += " release" + sem(true);
         else if (o.kind == GpuOpKind::SemAcquire)
-          out += " acquire g" + std::to_string(sem().peer) + " ch" + std::to_string(sem().index) + ";";
+          out += " acquire" + sem(false);
         else
           out += " " + gpuOpKindName(o.kind).str() + ";";
       }
