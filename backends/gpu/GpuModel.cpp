@@ -34,25 +34,6 @@ llvm::Error checkRunnable(const Schedule &s) {
           s.rankOf(static_cast<uint32_t>(g)), opKindName(kind),
           s.opName(static_cast<uint32_t>(g))));
   }
-  for (uint32_t kn = 0; kn < k->kernels.size(); ++kn) {
-    const Kernel &K = k->kernels[kn];
-    for (uint32_t wg = 0; wg < K.numWorkgroups; ++wg) {
-      const Workgroup &W = k->workgroups[K.firstWorkgroup + wg];
-      for (uint32_t i = 0; i < W.numOps; ++i) {
-        const GpuOp &op = k->ops[W.firstOp + i];
-        if (!isDataOp(op.kind))
-          continue;
-        for (const BufferRef *r : {&op.src, &op.dst}) {
-          bool used = (r == &op.src && op.readsMemory()) || (r == &op.dst && op.writesMemory());
-          if (used && r->multicast)
-            return inputError(fmt::format(
-                "-sim-model=gpu does not model multicast (NVLS) ranges yet ({}); -emit=sim "
-                "simulates the plan's messages",
-                describeGpuOp(*k, kn, wg, i)));
-        }
-      }
-    }
-  }
   return llvm::Error::success();
 }
 
@@ -159,6 +140,12 @@ struct Packet {
   bool put = false;
   uint32_t need = 0;
   uint64_t line = 0;
+  // Multicast (NVLS): the request goes to the switch behind its GPU's port (`in` and
+  // `target` there), which sends a copy to each member of `group` (children with
+  // `parent` set) and answers once all children are back; `line` holds the offset.
+  bool multicast = false, packet = false;
+  BufferKind buffer = BufferKind::Input;
+  uint32_t group = 0, children = 0, parent = ~0u;
 };
 
 struct Wave {
@@ -222,6 +209,10 @@ private:
   void linkFree(uint32_t l, uint64_t t);
   void atMemory(uint32_t p, uint64_t t);
   void respond(uint32_t p, uint64_t t, uint32_t bytes, bool data);
+  void fanOut(uint32_t p, uint64_t t);
+  void childDone(uint32_t child, uint64_t t);
+  /// A slot for packet p; ~0u (and the run fails) when too many are in flight.
+  uint32_t place(const Packet &p);
   void fail(std::string msg) {
     if (error_.empty())
       error_ = std::move(msg);
@@ -295,12 +286,19 @@ void Engine::countPuts() {
         while (ws.next(seg))
           for (size_t j = 0; j < seg.body.size(); ++j) {
             const Instruction &x = seg.body[j];
-            if (x.kind != InstrKind::Store || !(x.flags & instr::Packet) || x.gpu == K.gpu)
+            if (x.kind != InstrKind::Store || !(x.flags & instr::Packet))
               continue;
+            // A multicast store puts into every member of its group but the writer.
+            llvm::ArrayRef<uint32_t> into(&x.gpu, 1);
+            if (x.flags & instr::Multicast)
+              into = x.gpu < k_.groups.size() ? llvm::ArrayRef<uint32_t>(k_.groups[x.gpu].gpus)
+                                              : llvm::ArrayRef<uint32_t>();
             for (uint64_t i = 0; i < seg.iterations; ++i) {
               if (o_.maxRequests && ++puts > o_.maxRequests)
                 return tooManyRequests();
-              ++putsTotal_[{x.gpu, address(x.gpu, x.buffer, seg.at(i, j).address, K.instance) /
+              for (uint32_t m : into)
+                if (m != K.gpu)
+                  ++putsTotal_[{m, address(m, x.buffer, seg.at(i, j).address, K.instance) /
                                        line_}];
             }
           }
@@ -394,9 +392,13 @@ llvm::Expected<GpuRunResult> Engine::run() {
       break;
     case Ev::Deliver: {
       Packet &p = packets_[e.index()];
-      if (p.response) {
+      if (p.response && p.parent != ~0u) {
+        childDone(e.index(), now);
+      } else if (p.response) {
         completed(p, now);
         freePackets_.push_back(e.index());
+      } else if (p.multicast) {
+        fanOut(e.index(), now);
       } else {
         atMemory(e.index(), now);
       }
@@ -687,8 +689,62 @@ void Engine::issue(uint32_t w, const Instruction &x, uint64_t t) {
   p.cu = cu.node;
   p.tail = t;
   p.at = cu.node;
+  bool multicast = false;
+  if ((x.flags & instr::Multicast) && (x.kind == InstrKind::Load || x.kind == InstrKind::Store)) {
+    if (x.gpu >= k_.groups.size()) {   // the verifier refuses it; kept safe all the same
+      fail(fmt::format("-sim-model=gpu: no multicast group mc{}", x.gpu));
+      return;
+    }
+    // A group of this GPU alone is its own memory.
+    for (uint32_t m : k_.groups[x.gpu].gpus)
+      multicast |= m != cu.gpu;
+  }
+  if (multicast) {
+    p.multicast = true;
+    p.packet = x.flags & instr::Packet;
+    p.group = x.gpu;
+    p.buffer = x.buffer;
+    p.line = x.address;
+    p.lineBytes = x.bytes;
+    if (x.kind == InstrKind::Load) {
+      ++wv.loads;
+      ++r_.loads;
+      p.bytes = o_.controlBytes;
+    } else {
+      ++wv.stores;
+      ++r_.stores;
+      p.bytes = x.bytes;
+      p.data = true;
+    }
+    ++cu.outstanding;
+    // To the switch behind the port that leads to the group's first other member.
+    NodeId in = InvalidNode;
+    for (uint32_t m : k_.groups[x.gpu].gpus)
+      if (m != cu.gpu) {
+        if (!m_.ports(cu.gpu, m, x.address / line_, p.out, in)) {
+          fail(fmt::format("-sim-model=gpu: the fabric has no route from GPU {} to GPU {} "
+                           "(their I/O ports are not joined)",
+                           cu.gpu, m));
+          return;
+        }
+        break;
+      }
+    uint32_t first = m_.nextOutside(p.out, in);
+    NodeId sw = first == ~0u ? InvalidNode : m_.graph().directedTo(first);
+    if (sw == InvalidNode || m_.gpuOf(sw) != ~0u) {
+      const FabricGraph &g = m_.graph();
+      fail(fmt::format("-sim-model=gpu: multicast group mc{} needs a switch between its GPUs "
+                       "(NVLS); GPU {}'s port '{}' does not lead to one",
+                       x.gpu, cu.gpu, g.name(p.out)));
+      return;
+    }
+    p.in = p.target = sw;
+    if (uint32_t pi = place(p); pi != ~0u)
+      route(pi, t);
+    return;
+  }
   if (x.kind == InstrKind::Load || x.kind == InstrKind::Store) {
-    owner = x.gpu;
+    owner = (x.flags & instr::Multicast) ? cu.gpu : x.gpu;
     addr = address(owner, x.buffer, x.address, K.instance);
     p.lineBytes = x.bytes;
     if (x.flags & instr::Packet) {
@@ -731,6 +787,11 @@ void Engine::issue(uint32_t w, const Instruction &x, uint64_t t) {
                      cu.gpu, owner));
     return;
   }
+  if (uint32_t pi = place(p); pi != ~0u)
+    route(pi, t);
+}
+
+uint32_t Engine::place(const Packet &p) {
   uint32_t pi;
   if (!freePackets_.empty()) {
     pi = freePackets_.back();
@@ -742,10 +803,71 @@ void Engine::issue(uint32_t w, const Instruction &x, uint64_t t) {
       fail(fmt::format("-sim-model=gpu: more than {} requests in flight at once; lower "
                        "-max-outstanding",
                        pi));
-      return;
+      return ~0u;
     }
     packets_.push_back(p);
   }
+  return pi;
+}
+
+// At the switch: a copy of the request to each member's memory, entering its GPU by the
+// port its lines take from this GPU (this GPU's own copy by the port it left by).
+void Engine::fanOut(uint32_t pi, uint64_t t) {
+  const Packet p = packets_[pi];
+  const uint32_t writer = m_.gpuOf(p.cu);
+  const uint32_t instance = k_.kernels[groups_[waves_[p.wave].group].kernel].instance;
+  const std::vector<uint32_t> &members = k_.groups[p.group].gpus;
+  packets_[pi].children = static_cast<uint32_t>(members.size());
+  for (uint32_t m : members) {
+    Packet c;
+    c.kind = p.kind;
+    c.wave = p.wave;
+    c.cu = p.cu;
+    c.parent = pi;
+    c.at = p.at;
+    c.tail = t;
+    c.leg = 1;
+    c.lineBytes = p.lineBytes;
+    c.bytes = p.bytes;
+    c.data = p.data;
+    uint64_t addr = address(m, p.buffer, p.line, instance);
+    c.line = addr / line_;
+    const NocGpu &G = m_.gpus()[m];
+    c.target = G.memories[c.line % G.memories.size()];
+    NodeId out = InvalidNode;
+    if (m == writer)
+      c.in = p.out;
+    else if (!m_.ports(writer, m, c.line, out, c.in)) {
+      fail(fmt::format("-sim-model=gpu: the fabric has no route from GPU {} to GPU {} (their "
+                       "I/O ports are not joined)",
+                       writer, m));
+      return;
+    }
+    c.put = p.kind == InstrKind::Store && p.packet && m != writer;
+    uint32_t ci = place(c);
+    if (ci == ~0u)
+      return;
+    route(ci, t);
+  }
+}
+
+// A copy's answer is back at the switch; the last one sends the answer to the CU (a
+// load's lines reduced there, a store's acks as one).
+void Engine::childDone(uint32_t ci, uint64_t t) {
+  const uint32_t pi = packets_[ci].parent;
+  freePackets_.push_back(ci);
+  Packet &p = packets_[pi];
+  if (--p.children)
+    return;
+  bool load = p.kind == InstrKind::Load;
+  p.response = true;
+  p.bytes = load ? p.lineBytes : o_.controlBytes;
+  p.data = load;
+  p.tail = t;
+  p.leg = 1;   // from the switch, outside, to the port it came by, then to the CU
+  p.in = p.out;
+  p.out = InvalidNode;
+  p.target = p.cu;
   route(pi, t);
 }
 
@@ -879,8 +1001,14 @@ void Engine::respond(uint32_t pi, uint64_t t, uint32_t bytes, bool data) {
   p.response = true;
   p.bytes = bytes;
   p.data = data;
-  std::swap(p.out, p.in);
-  p.target = p.cu;
+  if (p.parent != ~0u) {
+    // A multicast copy answers the switch: out of its GPU by the port it came in by.
+    p.out = p.in;
+    p.in = p.target = packets_[p.parent].in;
+  } else {
+    std::swap(p.out, p.in);
+    p.target = p.cu;
+  }
   p.leg = 0;
   p.tail = t;
   route(pi, t);

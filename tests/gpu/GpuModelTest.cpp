@@ -153,6 +153,57 @@ TEST(GpuModel, LlPlansRun) {
   }
 }
 
+TEST(GpuModel, MulticastStoreIsCopiedAtTheSwitch) {
+  // multicast-store.kernels: GPU 0 stores one line into group mc0 (GPUs 0 and 1).
+  // The line reaches the switch's port after 10 + 100 + 50 ns, whole 1000 ps later:
+  // 161000 ps. The switch sends a copy to each member's memory, 170 ns away either way
+  // (GPU 0's own by the port it came by): whole at 161000 + 170000 + 1000 = 332000. The
+  // acks are back at the switch at 332000 + 170000 + 125 = 502125, and one ack goes on
+  // to the CU: 502125 + 160000 + 125 = 662250 ps.
+  // GPU 0's port link to the switch carries the line once (128 bytes) and its own copy's
+  // ack (16): 144 bytes in 2 packets; a store to each GPU in turn would send it twice.
+  nlohmann::json j = json(runInfracc({TwoGpus, input("multicast-store.kernels"),
+                                      "-sim-model=gpu", "-wavefronts=1", "-sim-report=json"}));
+  EXPECT_DOUBLE_EQ(j["kernels"][0]["time_ns"].get<double>(), 662.25);
+  EXPECT_EQ(j["requests"]["stores"], 1);
+  bool seen = false;
+  for (const auto &l : j["links"])
+    if (l["link"] == "gpu_noc.0.io.0 -> switch.0.port.0") {
+      seen = true;
+      EXPECT_EQ(l["bytes"], 144);
+      EXPECT_EQ(l["packets"], 2);
+    }
+  EXPECT_TRUE(seen) << j["links"].dump();
+}
+
+TEST(GpuModel, MulticastLoadIsReducedAtTheSwitch) {
+  // multicast-load.kernels: GPU 0 loads one line of group mc0 (NVLS's ld_reduce). The
+  // request (16 bytes) is whole at the switch at 160125 ps, its copies at both memories
+  // at 160125 + 170125 = 330250; the lines are back at the switch at 330250 + 171000 =
+  // 501250, and one reduced line reaches the CU at 501250 + 161000 = 662250 ps.
+  RunResult r = runInfracc({TwoGpus, input("multicast-load.kernels"), "-sim-model=gpu",
+                            "-wavefronts=1"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("  gpu 0 kernel 0: 0.000 ns .. 662.250 ns (662.250 ns)\n"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(GpuModel, NvlsPlansRun) {
+  for (const char *plan : {"allgather_nvls", "allreduce_nvls", "allgather_nvls_ll"}) {
+    RunResult r = runInfracc({sourcePath("tests/msccl/inputs/" + std::string(plan) + ".json"),
+                              "-msg-size=1MiB", "-sim-model=gpu"});
+    EXPECT_EQ(r.status, 0) << plan << ": " << r.err;
+    EXPECT_NE(r.out.find("Maximum finishing time: "), std::string::npos) << plan << r.out;
+  }
+  // Multicast needs a switch to copy and reduce: GPUs wired port to port have none.
+  RunResult r = runInfracc({input("direct-gpus.yaml"), input("multicast-store.kernels"),
+                            "-sim-model=gpu"});
+  EXPECT_NE(r.status, 0);
+  EXPECT_EQ(r.err, "infracc: error: -sim-model=gpu: multicast group mc0 needs a switch "
+                   "between its GPUs (NVLS); GPU 0's port 'g.0.io.0' does not lead to one\n");
+}
+
 TEST(GpuModel, ReleasesInARowShareOneFence) {
   // signal2.kernels: GPU 0 releases s0 then s1, both on GPU 1; GPU 1 acquires both.
   // s0 as in the handshake above: lands at 330125 ps, its ack is back at 660375.
@@ -314,12 +365,6 @@ TEST(GpuModel, ErrorMessages) {
             "model uses the paper's generic GPUs\n");
   EXPECT_EQ(err({"-fabric=single_tier:hosts=2,host=gpu_noc", plan, "-sim-model=gpu"}),
             "infracc: error: -sim-model=gpu: the kernels run on 4 GPUs; the fabric has 2\n");
-  std::string nvls = err({sourcePath("tests/msccl/inputs/allgather_nvls.json"), "-sim-model=gpu"});
-  EXPECT_NE(nvls.find("-sim-model=gpu does not model multicast (NVLS) ranges yet (gpu 0 "
-                      "kernel 0 workgroup 0 op 6 (memcpy)); -emit=sim simulates the plan's "
-                      "messages"),
-            std::string::npos)
-      << nvls;
   EXPECT_EQ(err({plan, "-sim-model=gpu", "-gpu-max-requests=100"}),
             "infracc: error: -sim-model=gpu: the kernels issue more than 100 requests "
             "(-gpu-max-requests)\n");
