@@ -217,6 +217,11 @@ private:
     if (error_.empty())
       error_ = std::move(msg);
   }
+  void noRoute(uint32_t from, uint32_t to) {
+    fail(fmt::format("-sim-model=gpu: the fabric has no route from GPU {} to GPU {} (their I/O "
+                     "ports are not joined)",
+                     from, to));
+  }
   void tooManyRequests() {
     fail(fmt::format("-sim-model=gpu: the kernels issue more than {} requests "
                      "(-gpu-max-requests)",
@@ -689,6 +694,20 @@ void Engine::issue(uint32_t w, const Instruction &x, uint64_t t) {
   p.cu = cu.node;
   p.tail = t;
   p.at = cu.node;
+  // A Load asks with a control packet and gets the line back; a Store carries the line.
+  auto access = [&] {
+    p.lineBytes = x.bytes;
+    if (x.kind == InstrKind::Load) {
+      ++wv.loads;
+      ++r_.loads;
+      p.bytes = o_.controlBytes;
+    } else {
+      ++wv.stores;
+      ++r_.stores;
+      p.bytes = x.bytes;
+      p.data = true;
+    }
+  };
   bool multicast = false;
   if ((x.flags & instr::Multicast) && (x.kind == InstrKind::Load || x.kind == InstrKind::Store)) {
     if (x.gpu >= k_.groups.size()) {   // the verifier refuses it; kept safe all the same
@@ -705,28 +724,14 @@ void Engine::issue(uint32_t w, const Instruction &x, uint64_t t) {
     p.group = x.gpu;
     p.buffer = x.buffer;
     p.line = x.address;
-    p.lineBytes = x.bytes;
-    if (x.kind == InstrKind::Load) {
-      ++wv.loads;
-      ++r_.loads;
-      p.bytes = o_.controlBytes;
-    } else {
-      ++wv.stores;
-      ++r_.stores;
-      p.bytes = x.bytes;
-      p.data = true;
-    }
+    access();
     ++cu.outstanding;
     // To the switch behind the port that leads to the group's first other member.
     NodeId in = InvalidNode;
     for (uint32_t m : k_.groups[x.gpu].gpus)
       if (m != cu.gpu) {
-        if (!m_.ports(cu.gpu, m, x.address / line_, p.out, in)) {
-          fail(fmt::format("-sim-model=gpu: the fabric has no route from GPU {} to GPU {} "
-                           "(their I/O ports are not joined)",
-                           cu.gpu, m));
-          return;
-        }
+        if (!m_.ports(cu.gpu, m, x.address / line_, p.out, in))
+          return noRoute(cu.gpu, m);
         break;
       }
     uint32_t first = m_.nextOutside(p.out, in);
@@ -746,7 +751,6 @@ void Engine::issue(uint32_t w, const Instruction &x, uint64_t t) {
   if (x.kind == InstrKind::Load || x.kind == InstrKind::Store) {
     owner = (x.flags & instr::Multicast) ? cu.gpu : x.gpu;
     addr = address(owner, x.buffer, x.address, K.instance);
-    p.lineBytes = x.bytes;
     if (x.flags & instr::Packet) {
       p.line = addr / line_;
       if (x.kind == InstrKind::Store) {
@@ -756,16 +760,7 @@ void Engine::issue(uint32_t w, const Instruction &x, uint64_t t) {
         p.need = std::min(n, total->second);
       }
     }
-    if (x.kind == InstrKind::Load) {
-      ++wv.loads;
-      ++r_.loads;
-      p.bytes = o_.controlBytes;
-    } else {
-      ++wv.stores;
-      ++r_.stores;
-      p.bytes = x.bytes;
-      p.data = true;
-    }
+    access();
   } else {
     owner = k_.semaphores[x.arg].gpu;
     addr = semaphoreBase_[owner] + uint64_t(x.arg) * line_;
@@ -781,12 +776,8 @@ void Engine::issue(uint32_t w, const Instruction &x, uint64_t t) {
   const NocGpu &dst = m_.gpus()[owner];
   uint64_t lineNo = addr / line_;
   p.target = dst.memories[lineNo % dst.memories.size()];
-  if (owner != cu.gpu && !m_.ports(cu.gpu, owner, lineNo, p.out, p.in)) {
-    fail(fmt::format("-sim-model=gpu: the fabric has no route from GPU {} to GPU {} (their I/O "
-                     "ports are not joined)",
-                     cu.gpu, owner));
-    return;
-  }
+  if (owner != cu.gpu && !m_.ports(cu.gpu, owner, lineNo, p.out, p.in))
+    return noRoute(cu.gpu, owner);
   if (uint32_t pi = place(p); pi != ~0u)
     route(pi, t);
 }
@@ -837,12 +828,8 @@ void Engine::fanOut(uint32_t pi, uint64_t t) {
     NodeId out = InvalidNode;
     if (m == writer)
       c.in = p.out;
-    else if (!m_.ports(writer, m, c.line, out, c.in)) {
-      fail(fmt::format("-sim-model=gpu: the fabric has no route from GPU {} to GPU {} (their "
-                       "I/O ports are not joined)",
-                       writer, m));
-      return;
-    }
+    else if (!m_.ports(writer, m, c.line, out, c.in))
+      return noRoute(writer, m);
     c.put = p.kind == InstrKind::Store && p.packet && m != writer;
     uint32_t ci = place(c);
     if (ci == ~0u)
