@@ -7,6 +7,7 @@
 #include "support/Progress.h"
 
 #include <llvm/ADT/DenseMap.h>
+#include <llvm/ADT/STLFunctionalExtras.h>
 
 #include <fmt/format.h>
 
@@ -37,17 +38,27 @@ llvm::Error checkRunnable(const Schedule &s) {
   return llvm::Error::success();
 }
 
-uint64_t requestsTotal(const Schedule &s) {
-  const KernelLevel &k = *s.kernels();
-  uint64_t total = 0;
+namespace {
+/// Calls f(kernel, stream) for every wavefront of every workgroup; stops when f says false.
+void forEachStream(const KernelLevel &k,
+                   llvm::function_ref<bool(uint32_t, WavefrontStream)> f) {
   for (uint32_t kn = 0; kn < k.kernels.size(); ++kn)
     for (uint32_t wg = 0; wg < k.kernels[kn].numWorkgroups; ++wg)
-      for (uint32_t wf = 0; wf < k.kernels[kn].wavefronts; ++wf) {
-        InstructionCounts c = countInstructions(WavefrontStream(k, *k.loadStore, kn, wg, wf));
-        for (InstrKind x : {InstrKind::Load, InstrKind::Store, InstrKind::SemaphoreAcquire,
-                            InstrKind::SemaphoreRelease})
-          total += c.byKind[unsigned(x)];
-      }
+      for (uint32_t wf = 0; wf < k.kernels[kn].wavefronts; ++wf)
+        if (!f(kn, WavefrontStream(k, *k.loadStore, kn, wg, wf)))
+          return;
+}
+} // namespace
+
+uint64_t requestsTotal(const Schedule &s) {
+  uint64_t total = 0;
+  forEachStream(*s.kernels(), [&](uint32_t, WavefrontStream ws) {
+    InstructionCounts c = countInstructions(std::move(ws));
+    for (InstrKind x : {InstrKind::Load, InstrKind::Store, InstrKind::SemaphoreAcquire,
+                        InstrKind::SemaphoreRelease})
+      total += c.byKind[unsigned(x)];
+    return true;
+  });
   return total;
 }
 
@@ -136,14 +147,14 @@ struct Packet {
   uint8_t leg = 0;                   // 0: to `out` (or target), 1: to `in`, 2: to target
   bool data = false, response = false;
   // LL packets: the line; a load waits at the memory for the line's `need`-th put (0: no
-  // wait); a store from another GPU is a put.
+  // wait); a store from another GPU is a put (a multicast store: its copies to the others).
   bool put = false;
   uint32_t need = 0;
   uint64_t line = 0;
   // Multicast (NVLS): the request goes to the switch behind its GPU's port (`in` and
   // `target` there), which sends a copy to each member of `group` (children with
   // `parent` set) and answers once all children are back; `line` holds the offset.
-  bool multicast = false, packet = false;
+  bool multicast = false;
   BufferKind buffer = BufferKind::Input;
   uint32_t group = 0, children = 0, parent = ~0u;
 };
@@ -283,32 +294,30 @@ uint64_t Engine::address(uint32_t owner, BufferKind b, uint64_t offset, uint32_t
 void Engine::countPuts() {
   Segment seg;
   uint64_t puts = 0;   // each is a request: -gpu-max-requests bounds the counting too
-  for (uint32_t kn = 0; kn < k_.kernels.size(); ++kn) {
+  forEachStream(k_, [&](uint32_t kn, WavefrontStream ws) {
     const Kernel &K = k_.kernels[kn];
-    for (uint32_t wg = 0; wg < K.numWorkgroups; ++wg)
-      for (uint32_t wf = 0; wf < K.wavefronts; ++wf) {
-        WavefrontStream ws(k_, *k_.loadStore, kn, wg, wf);
-        while (ws.next(seg))
-          for (size_t j = 0; j < seg.body.size(); ++j) {
-            const Instruction &x = seg.body[j];
-            if (x.kind != InstrKind::Store || !(x.flags & instr::Packet))
-              continue;
-            // A multicast store puts into every member of its group but the writer.
-            llvm::ArrayRef<uint32_t> into(&x.gpu, 1);
-            if (x.flags & instr::Multicast)
-              into = x.gpu < k_.groups.size() ? llvm::ArrayRef<uint32_t>(k_.groups[x.gpu].gpus)
-                                              : llvm::ArrayRef<uint32_t>();
-            for (uint64_t i = 0; i < seg.iterations; ++i) {
-              if (o_.maxRequests && ++puts > o_.maxRequests)
-                return tooManyRequests();
-              for (uint32_t m : into)
-                if (m != K.gpu)
-                  ++putsTotal_[{m, address(m, x.buffer, seg.at(i, j).address, K.instance) /
-                                       line_}];
-            }
+    while (ws.next(seg))
+      for (size_t j = 0; j < seg.body.size(); ++j) {
+        const Instruction &x = seg.body[j];
+        if (x.kind != InstrKind::Store || !(x.flags & instr::Packet))
+          continue;
+        // A multicast store puts into every member of its group but the writer.
+        llvm::ArrayRef<uint32_t> into(&x.gpu, 1);
+        if (x.flags & instr::Multicast)
+          into = x.gpu < k_.groups.size() ? llvm::ArrayRef<uint32_t>(k_.groups[x.gpu].gpus)
+                                          : llvm::ArrayRef<uint32_t>();
+        for (uint64_t i = 0; i < seg.iterations; ++i) {
+          if (o_.maxRequests && ++puts > o_.maxRequests) {
+            tooManyRequests();
+            return false;
           }
+          for (uint32_t m : into)
+            if (m != K.gpu)
+              ++putsTotal_[{m, address(m, x.buffer, seg.at(i, j).address, K.instance) / line_}];
+        }
       }
-  }
+    return true;
+  });
 }
 
 llvm::Expected<GpuRunResult> Engine::run() {
@@ -720,7 +729,7 @@ void Engine::issue(uint32_t w, const Instruction &x, uint64_t t) {
   }
   if (multicast) {
     p.multicast = true;
-    p.packet = x.flags & instr::Packet;
+    p.put = x.kind == InstrKind::Store && (x.flags & instr::Packet);
     p.group = x.gpu;
     p.buffer = x.buffer;
     p.line = x.address;
@@ -830,7 +839,7 @@ void Engine::fanOut(uint32_t pi, uint64_t t) {
       c.in = p.out;
     else if (!m_.ports(writer, m, c.line, out, c.in))
       return noRoute(writer, m);
-    c.put = p.kind == InstrKind::Store && p.packet && m != writer;
+    c.put = p.put && m != writer;
     uint32_t ci = place(c);
     if (ci == ~0u)
       return;

@@ -148,12 +148,9 @@ constexpr BufferKind In = BufferKind::Input, Out = BufferKind::Output, Scr = Buf
 struct Blocks {
   std::function<Slice(uint32_t)> in, out;
   uint64_t slot = 0;   // bytes per scratch slot
-  /// The first semaphore channel of a phase that numbers its channels itself (the
-  /// direct all-gather's, by part), past the workgroups' channels of an earlier phase.
-  uint32_t channelBase = 0;
-  /// The direct all-gather sends each member's input (an all-gather: its block, not yet
-  /// copied into its output by the other workgroups), else the block in its output.
-  bool sendInput = false;
+  /// An all-reduce's all-gather half: its blocks were reduced into the output, part by
+  /// part, by every workgroup of the reduce-scatter half.
+  bool afterReduceScatter = false;
 };
 
 // --- reduce-scatter phases: member i ends with block i reduced, at out(i) ----------
@@ -276,28 +273,32 @@ void agDirect(KernelBuilder &kb, uint32_t i, uint32_t w, const Blocks &B, Transf
     uint64_t len = B.out(m).len;
     return Slice{pieceOffset(len, x.parts, x.part), pieceSize(len, x.parts, x.part)};
   };
+  // An all-gather sends each member's input (its block in the output is copied there by
+  // the other workgroups); an all-reduce the reduced block, once every workgroup has
+  // reduced its part. That barrier also puts each member's reduce-scatter signals and
+  // waits before its all-gather ones, so the two phases may share channels: a semaphore
+  // counts, and each phase's waits match its own signals.
   auto source = [&](uint32_t m, uint64_t off) {
-    return B.sendInput ? kb.at(m, In, off) : kb.at(m, Out, B.out(m).off + off);
+    return B.afterReduceScatter ? kb.at(m, Out, B.out(m).off + off) : kb.at(m, In, off);
   };
-  // Otherwise the block was reduced by every workgroup (each its own part of it).
-  if (!B.sendInput)
+  if (B.afterReduceScatter)
     kb.barrier(i, w, 0);
   if (t == Transfer::Put) {
     for (const PeerTask &x : tasks) {
       uint32_t j = (i + x.distance) % P;
       Slice b = partOf(i, x);
       kb.copy(i, w, source(i, b.off), kb.at(j, Out, B.out(i).off + b.off), b.len);
-      kb.signal(i, w, j, B.channelBase + x.part);
+      kb.signal(i, w, j, x.part);
     }
     for (const PeerTask &x : tasks)
-      kb.wait(i, w, (i + P - x.distance) % P, B.channelBase + x.part);
+      kb.wait(i, w, (i + P - x.distance) % P, x.part);
     return;
   }
   for (const PeerTask &x : tasks)   // my part is there to read
-    kb.signal(i, w, (i + P - x.distance) % P, B.channelBase + x.part);
+    kb.signal(i, w, (i + P - x.distance) % P, x.part);
   for (const PeerTask &x : tasks) {
     uint32_t j = (i + x.distance) % P;
-    kb.wait(i, w, j, B.channelBase + x.part);
+    kb.wait(i, w, j, x.part);
     Slice b = partOf(j, x);
     kb.copy(i, w, source(j, b.off), kb.at(i, Out, B.out(j).off + b.off), b.len);
   }
@@ -376,7 +377,6 @@ std::vector<uint32_t> buildInstance(KernelLevel &k, uint32_t instance, Collectiv
       switch (kind) {
       case CollectiveKind::Allgather: {
         blocks.out = stride;
-        blocks.sendInput = true;
         Slice s = kb.part(Slice{0, B}, w);
         kb.copy(i, w, kb.at(i, In, s.off), kb.at(i, Out, i * B + s.off), s.len);
         ag(kb, i, w, blocks, o.transfer);
@@ -391,7 +391,7 @@ std::vector<uint32_t> buildInstance(KernelLevel &k, uint32_t instance, Collectiv
       default:   // allreduce: reduce-scatter blocks of B/P, then all-gather them
         blocks.in = blocks.out = inPart;
         blocks.slot = (B + P - 1) / P;
-        blocks.channelBase = kb.W();
+        blocks.afterReduceScatter = true;
         rs(kb, i, w, blocks, o.transfer);
         ag(kb, i, w, blocks, o.transfer);
         break;

@@ -37,6 +37,16 @@ std::string maximum(const RunResult &r) {
   return r.out.substr(at + 24, r.out.find(" ns", at + 24) - at - 24);
 }
 
+// MSCCL++ test plans run to their end on the generic GPUs (a stuck kernel is an error).
+void expectPlansRun(std::initializer_list<const char *> plans, const std::string &msgSize) {
+  for (const char *plan : plans) {
+    RunResult r = runInfracc({sourcePath("tests/msccl/inputs/" + std::string(plan) + ".json"),
+                              msgSize, "-sim-model=gpu"});
+    EXPECT_EQ(r.status, 0) << plan << ": " << r.err;
+    EXPECT_NE(r.out.find("Maximum finishing time: "), std::string::npos) << plan << r.out;
+  }
+}
+
 nlohmann::json json(const RunResult &r) {
   EXPECT_EQ(r.status, 0) << r.err;
   return nlohmann::json::parse(r.out, nullptr, false);
@@ -145,12 +155,7 @@ TEST(GpuModel, LlPlansRun) {
   // MSCCL++'s LL plans: each reads packets that peers put (waiting for them), forwards
   // or reduces them, and reads its own packets again (no second put: no second wait).
   // They end; with the waits in the wrong order they would deadlock.
-  for (const char *plan : {"allgather_ll", "allreduce_ll", "reducescatter_ll"}) {
-    RunResult r = runInfracc({sourcePath("tests/msccl/inputs/" + std::string(plan) + ".json"),
-                              "-msg-size=3MiB", "-sim-model=gpu"});
-    EXPECT_EQ(r.status, 0) << plan << ": " << r.err;
-    EXPECT_NE(r.out.find("Maximum finishing time: "), std::string::npos) << plan << r.out;
-  }
+  expectPlansRun({"allgather_ll", "allreduce_ll", "reducescatter_ll"}, "-msg-size=3MiB");
 }
 
 TEST(GpuModel, MulticastStoreIsCopiedAtTheSwitch) {
@@ -190,12 +195,7 @@ TEST(GpuModel, MulticastLoadIsReducedAtTheSwitch) {
 }
 
 TEST(GpuModel, NvlsPlansRun) {
-  for (const char *plan : {"allgather_nvls", "allreduce_nvls", "allgather_nvls_ll"}) {
-    RunResult r = runInfracc({sourcePath("tests/msccl/inputs/" + std::string(plan) + ".json"),
-                              "-msg-size=1MiB", "-sim-model=gpu"});
-    EXPECT_EQ(r.status, 0) << plan << ": " << r.err;
-    EXPECT_NE(r.out.find("Maximum finishing time: "), std::string::npos) << plan << r.out;
-  }
+  expectPlansRun({"allgather_nvls", "allreduce_nvls", "allgather_nvls_ll"}, "-msg-size=1MiB");
   // Multicast needs a switch to copy and reduce: GPUs wired port to port have none.
   RunResult r = runInfracc({input("direct-gpus.yaml"), input("multicast-store.kernels"),
                             "-sim-model=gpu"});

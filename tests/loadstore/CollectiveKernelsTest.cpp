@@ -13,8 +13,10 @@
 namespace infracc::test {
 namespace {
 
-std::string lowerAndRun(CollectiveKind kind, CollAlgorithm algo, coll::Transfer t, uint32_t P,
-                        uint32_t W, uint64_t B) {
+/// The kernels of one collective over P members with W workgroups each, verified; on
+/// failure nothing, and `why` says what failed.
+std::optional<Schedule> lower(CollectiveKind kind, CollAlgorithm algo, coll::Transfer t,
+                              uint32_t P, uint32_t W, uint64_t B, std::string &why) {
   CollCase c;
   c.kind = kind;
   c.algo = algo;
@@ -29,9 +31,20 @@ std::string lowerAndRun(CollectiveKind kind, CollAlgorithm algo, coll::Transfer 
   o.workgroups = W;
   std::optional<Schedule> k = coll::lowerToKernels(s, o, diags, "t");
   if (!k)
-    return "lowering failed: " + text;
-  if (!verifyKernels(*k, diags, "t"))
-    return "verifier: " + text;
+    why = "lowering failed: " + text;
+  else if (!verifyKernels(*k, diags, "t"))
+    why = "verifier: " + text;
+  else
+    return k;
+  return std::nullopt;
+}
+
+std::string lowerAndRun(CollectiveKind kind, CollAlgorithm algo, coll::Transfer t, uint32_t P,
+                        uint32_t W, uint64_t B) {
+  std::string why;
+  std::optional<Schedule> k = lower(kind, algo, t, P, W, B, why);
+  if (!k)
+    return why;
   return checkCollective(execute(*k->kernels()), collectiveKindName(kind).str(), B);
 }
 
@@ -63,22 +76,20 @@ TEST(CollectiveKernels, EveryFormComputesItsCollective) {
 // the member's own output is every workgroup's quarter), and synchronises with that
 // peer only, on the channel of its half.
 TEST(CollectiveKernels, DirectAllgatherDealsWorkgroupsToPeers) {
-  CollCase c;
-  c.kind = CollectiveKind::Allgather;
-  c.algo = CollAlgorithm::Direct;
-  c.members = 3;
-  c.bytes = 10;
-  Schedule s = makeCollectiveSchedule(c);
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  DiagEngine diags(os);
-  auto describe = [](const KernelLevel &k, uint32_t kernel) {
-    std::string out;
+  // Member 0's kernel, a line per workgroup.
+  auto member0 = [](coll::Transfer t) {
+    std::string why;
+    std::optional<Schedule> s =
+        lower(CollectiveKind::Allgather, CollAlgorithm::Direct, t, 3, 4, 10, why);
+    if (!s)
+      return why;
+    const KernelLevel &k = *s->kernels();
     auto ref = [](const BufferRef &r) {
       return "g" + std::to_string(r.gpu) + "." + bufferKindName(r.buffer).str() + "+" +
              std::to_string(r.offset);
     };
-    const Kernel &K = k.kernels[kernel];
+    std::string out;
+    const Kernel &K = k.kernels[0];
     for (uint32_t w = 0; w < K.numWorkgroups; ++w) {
       const Workgroup &W = k.workgroups[K.firstWorkgroup + w];
       out += "wg" + std::to_string(w) + ":";
@@ -103,12 +114,7 @@ TEST(CollectiveKernels, DirectAllgatherDealsWorkgroupsToPeers) {
     }
     return out;
   };
-  coll::KernelLoweringOptions o;
-  o.workgroups = 4;
-  o.transfer = coll::Transfer::Put;
-  std::optional<Schedule> put = coll::lowerToKernels(s, o, diags, "t");
-  ASSERT_TRUE(put) << text;
-  EXPECT_EQ(describe(*put->kernels(), 0),
+  EXPECT_EQ(member0(coll::Transfer::Put),
             "wg0: copy g0.input+0 g0.output+0 3; copy g0.input+0 g1.output+0 5; release g1 ch0; "
             "acquire g2 ch0;\n"
             "wg1: copy g0.input+3 g0.output+3 3; copy g0.input+0 g2.output+0 5; release g2 ch0; "
@@ -117,10 +123,7 @@ TEST(CollectiveKernels, DirectAllgatherDealsWorkgroupsToPeers) {
             "acquire g2 ch1;\n"
             "wg3: copy g0.input+8 g0.output+8 2; copy g0.input+5 g2.output+5 5; release g2 ch1; "
             "acquire g1 ch1;\n");
-  o.transfer = coll::Transfer::Get;
-  std::optional<Schedule> get = coll::lowerToKernels(s, o, diags, "t");
-  ASSERT_TRUE(get) << text;
-  EXPECT_EQ(describe(*get->kernels(), 0),
+  EXPECT_EQ(member0(coll::Transfer::Get),
             "wg0: copy g0.input+0 g0.output+0 3; release g2 ch0; acquire g1 ch0; "
             "copy g1.input+0 g0.output+10 5;\n"
             "wg1: copy g0.input+3 g0.output+3 3; release g1 ch0; acquire g2 ch0; "
