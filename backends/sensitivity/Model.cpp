@@ -78,27 +78,35 @@ llvm::Error Model::buildElements() {
     predBegin_[g + 1] += predBegin_[g];
   reserveHugePages(pred_, predBegin_[N]);
   pred_.resize(predBegin_[N]);
-  {
-    std::vector<uint32_t> fill(predBegin_.begin(), predBegin_.end() - 1);
-    for (uint64_t g = 0; g < N; ++g)
-      for (uint32_t raw : s.successorsRaw(g))
-        pred_[fill[s.rankBegin(rankOf[g]) + (raw & ~IBit)]++] =
-            static_cast<uint32_t>(g) | (raw & IBit);
-  }
+  // predBegin_[op] serves as the op's cursor, ending where the next op's entries
+  // begin; shifted back by one afterwards (no second array of positions).
+  for (uint64_t g = 0; g < N; ++g)
+    for (uint32_t raw : s.successorsRaw(g))
+      pred_[predBegin_[s.rankBegin(rankOf[g]) + (raw & ~IBit)]++] =
+          static_cast<uint32_t>(g) | (raw & IBit);
+  for (uint64_t g = N; g > 0; --g)
+    predBegin_[g] = predBegin_[g - 1];
+  predBegin_[0] = 0;
 
   auto rendezvous = [&](uint32_t send) { return s.size(send) > o_.params.S; };
   // Kahn over ops [0, N) and message nodes N + recv. A recv's requires-successors wait
   // for its message, and so do a rendezvous send's.
+  // (The messages' counts are at most 2, a byte each: the model's build is mostly the
+  // kernel zeroing the pages of its arrays, so every array costs.)
   std::vector<uint32_t> indeg;
-  reserveHugePages(indeg, 2 * N);
-  indeg.assign(2 * N, 0);
+  std::vector<uint8_t> msgIndeg;
+  reserveHugePages(indeg, N);
+  indeg.resize(N);
+  reserveHugePages(msgIndeg, N);
+  msgIndeg.resize(N);
   for (uint64_t g = 0; g < N; ++g) {
     indeg[g] = predBegin_[g + 1] - predBegin_[g];
-    if (s.kind(g) == OpKind::Recv)
-      indeg[N + g] = 2;   // its send and its post
+    msgIndeg[g] = s.kind(g) == OpKind::Recv ? 2 : 0;   // its send and its post
   }
+  // Kahn's queue: nodes to process from qi on; the processed prefix is dropped now and
+  // then, so the queue holds about the frontier (every rank's ready ops) and not every
+  // node of the schedule.
   std::vector<uint32_t> queue;
-  reserveHugePages(queue, 2 * N);
   std::vector<uint32_t> roots;
   reserveHugePages(bigBatch_, N);
   bigBatch_.assign(N, 0);
@@ -138,7 +146,7 @@ llvm::Error Model::buildElements() {
   // requires-successors, then sorted by kind (its std::sort, stable up to 16 ops).
   std::vector<uint32_t> batch;
   auto free = [&](uint32_t node) {
-    if (--indeg[node] == 0)
+    if (node < N ? --indeg[node] == 0 : --msgIndeg[node - N] == 0)
       batch.push_back(node);
   };
   auto freeSuccessors = [&](uint32_t g, bool irequires, bool requires_) {
@@ -160,6 +168,10 @@ llvm::Error Model::buildElements() {
     batch.clear();
   };
   for (size_t qi = 0; qi < queue.size(); ++qi) {
+    if (qi >= (size_t(1) << 16) && 2 * qi >= queue.size()) {
+      queue.erase(queue.begin(), queue.begin() + static_cast<ptrdiff_t>(qi));
+      qi = 0;
+    }
     const uint32_t node = queue[qi];
     if (node < N) {
       const uint32_t g = node, h = rankOf[g];
