@@ -593,12 +593,22 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi) {
   auto below = [&](const Candidate &x, const Candidate &y) {
     if (x.pred == None || y.pred == None || x.pred >= y.pred)
       return false;
-    Line path{0, 0};   // time(y.pred) >= time(z) + path
+    // First whether x.pred is on y.pred's cpu chain at all (usually not: the other
+    // candidate is on another rank), by the chain's links alone; the clock lines only
+    // when it is.
     uint32_t z = y.pred;
-    for (int step = 0; step < 8 && z > x.pred; ++step) {
-      const uint32_t cp = cpuPrev_[z];
-      if (cp == None)
+    int steps = 0;
+    for (; steps < 8 && z > x.pred; ++steps) {
+      z = cpuPrev_[z];
+      if (z == None)
         return false;
+    }
+    if (z != x.pred)
+      return false;
+    Line path{0, 0};   // time(y.pred) >= time(x.pred) + path
+    z = y.pred;
+    for (int step = 0; step < steps; ++step) {
+      const uint32_t cp = cpuPrev_[z];
       bool first = true;   // any one of the clock's lines is a lower bound
       forEachClockAfter(cp, [&](uint32_t, Line c) {
         if (first)
@@ -607,7 +617,7 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi) {
       });
       z = cp;
     }
-    return z == x.pred && nonNegative(Line{path.a + y.c.a - x.c.a, path.b + y.c.b - x.c.b});
+    return nonNegative(Line{path.a + y.c.a - x.c.a, path.b + y.c.b - x.c.b});
   };
   auto prune = [&] {
     kept.clear();
