@@ -27,6 +27,7 @@ uint32_t FlowSharing::addRoute(llvm::ArrayRef<RouteHop> hops) {
     hops_.push_back(h);
   }
   routeBegin_.push_back(static_cast<uint32_t>(hops_.size()));
+  classOf_.push_back(~0u);
   return static_cast<uint32_t>(routeBegin_.size() - 2);
 }
 
@@ -38,20 +39,20 @@ void FlowSharing::start(uint32_t token, uint32_t id, uint32_t route, uint64_t st
   pending_.push({start, seq_++, token, id, route, bytes, latency});
 }
 
-// A flow's queued drain times are lower bounds of its drain: a new entry is queued when
-// its drain moves earlier, and an entry found earlier than the flow's drain is moved to
-// it (rates change often; most changes move drains later).
+// A class's queued drain times are lower bounds of its first member's drain: a new
+// entry is queued when that drain moves earlier, and an entry found earlier than it is
+// moved to it (rates change often; most changes move drains later).
 bool FlowSharing::settleTop() {
   while (!drains_.empty()) {
     Drain d = drains_.top();
-    const Flow &fl = flows_[d.flow];
-    if (fl.version != d.version) {
+    const Class &c = classes_[d.cls];
+    if (c.version != d.version) {
       drains_.pop();
       continue;
     }
-    if (d.time < fl.finish) {
+    if (d.time < c.finish) {
       drains_.pop();
-      d.time = fl.finish;
+      d.time = c.finish;
       drains_.push(d);
       continue;
     }
@@ -100,38 +101,95 @@ void FlowSharing::join(const Pending &p, double now) {
   } else {
     f = static_cast<uint32_t>(flows_.size());
     flows_.push_back({});
-    startSeq_.push_back(0);
   }
-  Flow &fl = flows_[f];
-  fl = Flow{p.token, p.id, p.route, p.time, p.bytes, p.latency, double(p.bytes), 0, now, Never,
-            fl.version + 1, fl.mark, false};
-  startSeq_[f] = p.seq;
-  joined_.push_back(f);
+  flows_[f] = Flow{p.token, p.id, p.route, p.time, p.bytes, p.latency, p.seq};
+  waiting_.push_back(f);
   peakActive_ = std::max(peakActive_, ++active_);
   for (const RouteHop &h : hops) {
-    onLink_[h.link].push_back(f);
     stats_[h.link].bytes += h.weight * double(p.bytes);
     touchLink(h.link, +1, now);
   }
 }
 
-void FlowSharing::leave(uint32_t f, double now) {
-  Flow &fl = flows_[f];
+void FlowSharing::admit(uint32_t f, double now) {
+  const Flow &fl = flows_[f];
+  uint32_t ci = classOf_[fl.route];
+  if (ci == ~0u) {
+    if (!freeClasses_.empty()) {
+      ci = freeClasses_.back();
+      freeClasses_.pop_back();
+    } else {
+      ci = static_cast<uint32_t>(classes_.size());
+      classes_.emplace_back();
+    }
+    classOf_[fl.route] = ci;
+    Class &c = classes_[ci];
+    // (Counting from 0 keeps `served` near the bytes of the flows in it.)
+    c.route = fl.route;
+    c.served = 0;
+    c.since = now;
+    c.rate = 0;
+    c.finish = Never;
+    for (const RouteHop &h : route(fl.route))
+      onLink_[h.link].push_back(ci);
+  } else {
+    settle(classes_[ci], now);
+  }
+  Class &c = classes_[ci];
+  ++c.n;
+  c.members.push_back({c.served + double(fl.bytes), fl.seq, f});
+  std::push_heap(c.members.begin(), c.members.end(), std::greater<>());
+  c.first = c.members.front();
+  ++c.version;   // its first member may have changed
+  c.queued = false;
+}
+
+void FlowSharing::project(uint32_t ci) {
+  Class &c = classes_[ci];
+  const Member &first = c.first;
+  const double finish =
+      c.rate > 0 ? c.since + std::max(0.0, first.target - c.served) / c.rate : Never;
+  if (finish != Never && (!c.queued || finish < c.finish)) {
+    drains_.push({finish, first.seq, ci, c.version});
+    c.queued = true;
+  }
+  c.finish = finish;
+}
+
+void FlowSharing::drainFirst(uint32_t ci, double now) {
+  Class &c = classes_[ci];
+  std::pop_heap(c.members.begin(), c.members.end(), std::greater<>());
+  const Member m = c.members.back();
+  c.members.pop_back();
+  if (!c.members.empty())
+    c.first = c.members.front();
+  const Flow &fl = flows_[m.flow];
   if (keep_)
-    records_.push_back({fl.id, fl.route, fl.start, fl.bytes, fl.latency, fl.finish});
-  if (fl.bytes != 0)
+    records_.push_back({fl.id, fl.route, fl.start, fl.bytes, fl.latency, c.finish});
+  done_.push_back({c.finish, m.seq, fl.token, fl.latency});
+  for (const RouteHop &h : route(fl.route)) {
+    load_[h.link] -= h.weight * c.rate;
+    touchLink(h.link, -1, now);
+  }
+  ++c.version;   // invalidates its queued drain
+  c.queued = false;
+  --active_;
+  freeSlots_.push_back(m.flow);
+  if (--c.n == 0) {
     for (const RouteHop &h : route(fl.route)) {
-      load_[h.link] -= h.weight * fl.rate;
       std::vector<uint32_t> &v = onLink_[h.link];
-      auto it = std::find(v.begin(), v.end(), f);
+      auto it = std::find(v.begin(), v.end(), ci);
       assert(it != v.end());
       *it = v.back();
       v.pop_back();
-      touchLink(h.link, -1, now);
     }
-  ++fl.version;   // invalidates its queued drain
-  --active_;
-  freeSlots_.push_back(f);
+    c.finish = Never;
+    classOf_[fl.route] = ~0u;
+    freeClasses_.push_back(ci);   // (its version lives on: old queue entries stay stale)
+    return;
+  }
+  // The next member at the same rate (until the recomputation this drain asks for).
+  project(ci);
 }
 
 void FlowSharing::advance(llvm::function_ref<void(uint32_t, uint64_t)> deliver) {
@@ -142,13 +200,10 @@ void FlowSharing::advance(llvm::function_ref<void(uint32_t, uint64_t)> deliver) 
   // Flows that drained at this instant leave first, then the flows starting join.
   const double end = instantEnd(now);
   done_.clear();
-  joined_.clear();
   while (settleTop() && drains_.top().time <= end) {
-    Drain d = drains_.top();
+    const uint32_t c = drains_.top().cls;
     drains_.pop();
-    Flow &fl = flows_[d.flow];
-    done_.push_back({fl.finish, d.startSeq, fl.token, fl.latency});
-    leave(d.flow, now);
+    drainFirst(c, now);
   }
   while (!pending_.empty() && double(pending_.top().time) <= now) {
     Pending p = pending_.top();
@@ -177,45 +232,59 @@ void FlowSharing::advance(llvm::function_ref<void(uint32_t, uint64_t)> deliver) 
 // is max-min fair if no flow on that link, its bottleneck, has a larger rate. Every other
 // flow keeps its bottleneck (the new flow passes no saturated link), so this is the
 // allocation progressive filling would give, without the component's recomputation.
+// (A flow joining a class that has members is recomputed: its classmates have a
+// saturated link, so it cannot have spare everywhere.)
 bool FlowSharing::joinAlone(double now) {
-  for (uint32_t f : joined_) {
-    Flow &fl = flows_[f];
+  size_t k = 0;
+  for (; k < waiting_.size(); ++k) {
+    const uint32_t f = waiting_[k], r = flows_[f].route;
+    if (classOf_[r] != ~0u)
+      break;
     double rate = Never;
     uint32_t bottleneck = ~0u;
-    for (const RouteHop &h : route(fl.route)) {
+    bool ok = true;
+    for (const RouteHop &h : route(r)) {
       if (capacity_[h.link] == Never)
         continue;
       const double spare = capacity_[h.link] - load_[h.link];
-      if (!(spare > capacity_[h.link] * 1e-9))
-        return false;
+      if (!(spare > capacity_[h.link] * 1e-9)) {
+        ok = false;
+        break;
+      }
       if (spare / h.weight < rate) {
         rate = spare / h.weight;
         bottleneck = h.link;
       }
     }
-    if (bottleneck == ~0u)
-      return false;
-    for (uint32_t g : onLink_[bottleneck])
-      if (g != f && flows_[g].rate > rate * (1 + 1e-12))
-        return false;
-    fl.rate = rate;
-    for (const RouteHop &h : route(fl.route))
+    if (!ok || bottleneck == ~0u)
+      break;
+    bool slower = false;
+    for (uint32_t c : onLink_[bottleneck])
+      slower |= classes_[c].rate > rate * (1 + 1e-12);
+    if (slower)
+      break;
+    admit(f, now);
+    const uint32_t ci = classOf_[r];
+    classes_[ci].rate = rate;
+    for (const RouteHop &h : route(r))
       load_[h.link] += h.weight * rate;
-    fl.since = now;
-    fl.finish = now + fl.remaining / rate;
-    drains_.push({fl.finish, startSeq_[f], f, fl.version});
+    project(ci);
     ++rateUpdates_;
     ++alone_;
   }
-  return true;
+  waiting_.erase(waiting_.begin(), waiting_.begin() + static_cast<ptrdiff_t>(k));
+  return waiting_.empty();
 }
 
 void FlowSharing::recompute(double now) {
   ++recomputations_;
-  // The connected set of links and flows the changed links belong to.
+  for (uint32_t f : waiting_)
+    admit(f, now);
+  waiting_.clear();
+  // The connected set of links and classes the changed links belong to.
   const uint32_t mark = ++epoch_;
   compLinks_.clear();
-  compFlows_.clear();
+  compClasses_.clear();
   std::vector<uint32_t> &stack = stack_;
   for (uint32_t l : seeds_) {
     seeded_[l] = 0;
@@ -227,13 +296,13 @@ void FlowSharing::recompute(double now) {
     uint32_t l = stack.back();
     stack.pop_back();
     compLinks_.push_back(l);
-    for (uint32_t f : onLink_[l]) {
-      Flow &fl = flows_[f];
-      if (fl.mark == mark)
+    for (uint32_t ci : onLink_[l]) {
+      Class &c = classes_[ci];
+      if (c.mark == mark)
         continue;
-      fl.mark = mark;
-      compFlows_.push_back(f);
-      for (const RouteHop &h : route(fl.route))
+      c.mark = mark;
+      compClasses_.push_back(ci);
+      for (const RouteHop &h : route(c.route))
         if (linkMark_[h.link] != mark) {
           linkMark_[h.link] = mark;
           stack.push_back(h.link);
@@ -241,24 +310,23 @@ void FlowSharing::recompute(double now) {
     }
   }
 
-  // Settle what each flow sent at its old rate, then fill.
-  for (uint32_t f : compFlows_) {
-    Flow &fl = flows_[f];
-    fl.remaining = std::max(0.0, fl.remaining - fl.rate * (now - fl.since));
-    fl.since = now;
-    fl.frozen = false;
+  // Settle what each class sent at its old rate, then fill.
+  for (uint32_t ci : compClasses_) {
+    Class &c = classes_[ci];
+    settle(c, now);
+    c.frozen = false;
   }
   for (uint32_t l : compLinks_) {
     load_[l] = 0;
     weight_[l] = 0;
     unfrozen_[l] = 0;
   }
-  for (uint32_t f : compFlows_)
-    for (const RouteHop &h : route(flows_[f].route)) {
-      weight_[h.link] += h.weight;
+  for (uint32_t ci : compClasses_)
+    for (const RouteHop &h : route(classes_[ci].route)) {
+      weight_[h.link] += h.weight * classes_[ci].n;
       ++unfrozen_[h.link];
     }
-  // Progressive filling. Freezing flows at the lowest share only raises the share of
+  // Progressive filling. Freezing classes at the lowest share only raises the share of
   // the other links, so each link's queued share is a lower bound: a link whose share
   // has grown since is queued again at its share instead of being filled.
   // (a min-heap on share, ties by link)
@@ -284,26 +352,22 @@ void FlowSharing::recompute(double now) {
       std::push_heap(levels.begin(), levels.end(), later);
       continue;
     }
-    for (uint32_t f : onLink_[lv.link]) {
-      Flow &fl = flows_[f];
-      if (fl.frozen)
+    for (uint32_t ci : onLink_[lv.link]) {
+      Class &c = classes_[ci];
+      if (c.frozen)
         continue;
-      fl.frozen = true;
-      fl.rate = share;
-      for (const RouteHop &h : route(fl.route)) {
-        load_[h.link] += h.weight * share;
-        weight_[h.link] -= h.weight;
+      c.frozen = true;
+      c.rate = share;
+      for (const RouteHop &h : route(c.route)) {
+        load_[h.link] += h.weight * c.n * share;
+        weight_[h.link] -= h.weight * c.n;
         --unfrozen_[h.link];
       }
     }
   }
-  for (uint32_t f : compFlows_) {
-    Flow &fl = flows_[f];
-    ++rateUpdates_;
-    double finish = fl.rate > 0 ? now + fl.remaining / fl.rate : Never;
-    if (finish < fl.finish)
-      drains_.push({finish, startSeq_[f], f, fl.version});
-    fl.finish = finish;
+  for (uint32_t ci : compClasses_) {
+    rateUpdates_ += classes_[ci].n;
+    project(ci);
   }
 }
 

@@ -85,14 +85,36 @@ public:
   uint64_t flowRateUpdates() const { return rateUpdates_; }
 
 private:
+  // Flows of one route cross the same links with the same weights, so max-min gives
+  // them one rate: they are a class, and the filling, the rates and the drain queue
+  // work on classes. A class's members are served alike; `served` is the bytes each
+  // member present all along has been sent since the class last emptied, so a member
+  // drains when `served` reaches its target (served at its admission + its bytes).
+  // Many flows between the same hosts at once (data-centre traces: thousands in flight
+  // over a few hundred routes) then cost per route, not per flow.
   struct Flow {
     uint32_t token, id, route;
-    uint64_t start, bytes, latency;
-    double remaining, rate, since;   // bytes left at `since`, current rate
-    double finish;                   // projected drain time
-    uint32_t version;                // bumped when `finish` changes
-    uint32_t mark;                   // epoch of the last component walk
-    bool frozen;
+    uint64_t start, bytes, latency, seq;
+  };
+  struct Member {
+    double target;
+    uint64_t seq;   // start order: ties drain in it
+    uint32_t flow;
+    bool operator>(const Member &o) const {
+      return target != o.target ? target > o.target : seq > o.seq;
+    }
+  };
+  struct Class {
+    uint32_t route = 0;
+    uint32_t n = 0;              // members
+    double served = 0, since = 0, rate = 0;   // served as of `since`; rate per member
+    double finish = Never;       // projected drain of the first member
+    uint32_t version = 0;        // bumped when the first member may have changed
+    uint32_t mark = 0;           // epoch of the last component walk
+    bool queued = false;         // an entry of this version is in the drain queue
+    bool frozen = false;
+    Member first{};                // members.front(), kept here: recompute reads it only
+    std::vector<Member> members;   // a min-heap on (target, seq)
   };
   struct Pending {
     uint64_t time;
@@ -105,8 +127,8 @@ private:
   };
   struct Drain {
     double time;
-    uint64_t startSeq;
-    uint32_t flow, version;
+    uint64_t startSeq;   // of the class's first member
+    uint32_t cls, version;
     bool operator>(const Drain &o) const {
       return time != o.time ? time > o.time : startSeq > o.startSeq;
     }
@@ -120,7 +142,16 @@ private:
   bool settleTop();
   bool joinAlone(double now);
   void join(const Pending &p, double now);
-  void leave(uint32_t f, double now);
+  /// A waiting flow becomes a member of its class (served from now on).
+  void admit(uint32_t f, double now);
+  /// The class's first member drains now.
+  void drainFirst(uint32_t c, double now);
+  void settle(Class &c, double now) {
+    c.served += c.rate * (now - c.since);
+    c.since = now;
+  }
+  /// Queues the class's drain when its first member's projected drain moved earlier.
+  void project(uint32_t c);
   void recompute(double now);
   void touchLink(uint32_t l, int delta, double now);
 
@@ -129,9 +160,13 @@ private:
   std::vector<uint32_t> routeBegin_{0};
 
   std::vector<Flow> flows_;
-  std::vector<uint64_t> startSeq_;                 // per flow slot
   std::vector<uint32_t> freeSlots_;
-  std::vector<std::vector<uint32_t>> onLink_;      // active flow slots per link
+  // The classes of routes with flows, in slots reused as routes empty (so that the
+  // classes in use stay close together in memory, whatever the routes' numbers).
+  std::vector<Class> classes_;
+  std::vector<uint32_t> freeClasses_;
+  std::vector<uint32_t> classOf_;                  // per route: its slot, or ~0u
+  std::vector<std::vector<uint32_t>> onLink_;      // class slots, per link
   std::vector<uint32_t> linkMark_;
   std::vector<uint32_t> seeds_;                    // links whose flows changed
   std::vector<uint8_t> seeded_;
@@ -143,7 +178,7 @@ private:
     uint64_t latency;
   };
   std::vector<Done> done_, immediate_;
-  std::vector<uint32_t> joined_;   // flows that joined in this step
+  std::vector<uint32_t> waiting_;   // flows that joined and await a recomputation
   uint32_t epoch_ = 0;
 
   std::priority_queue<Pending, std::vector<Pending>, std::greater<>> pending_;
@@ -156,7 +191,7 @@ private:
   std::vector<double> load_, weight_;
   std::vector<uint32_t> unfrozen_;
   std::vector<Level> levels_;
-  std::vector<uint32_t> compLinks_, compFlows_;
+  std::vector<uint32_t> compLinks_, compClasses_;
 
   bool keep_ = false;
   std::vector<FlowRecord> records_;

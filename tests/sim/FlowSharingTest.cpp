@@ -159,3 +159,37 @@ TEST(FlowSharing, AStartThatWouldBeSlowerThanItsNeighbourIsRecomputed) {
   EXPECT_EQ(d[1], 575u);
   EXPECT_EQ(fs.startsAlone(), 1u);   // A's start only
 }
+
+TEST(FlowSharing, FlowsOfOneRouteDrainByTheirBytes) {
+  // One route, 10 bytes/ns, three flows from 0: 10/3 each until the 1000-byte one drains
+  // at 300; then 5 each: the 2000-byte one (1000 left) drains at 500; the 3000-byte one
+  // had 1000 left at 500 and drains alone at 600. (The flows of one route are served as
+  // one class: the three drains come from one entry of the drain queue in turn.)
+  FlowSharing fs({10.0});
+  uint32_t r = fs.addRoute({{0, 1.0}});
+  fs.start(1, 1, r, 0, 3000, 0);
+  fs.start(2, 2, r, 0, 1000, 0);
+  fs.start(3, 3, r, 0, 2000, 0);
+  auto d = runAll(fs);
+  EXPECT_EQ(d[2], 300u);
+  EXPECT_EQ(d[3], 500u);
+  EXPECT_EQ(d[1], 600u);
+  EXPECT_EQ(fs.recomputations(), 4u);   // the start, then each drain
+  // The first start alone on the link (10), then the three, two, one flows left.
+  EXPECT_EQ(fs.flowRateUpdates(), 1u + 3u + 2u + 1u);
+}
+
+TEST(FlowSharing, AFlowJoiningItsRouteBetweenRecomputationsWaits) {
+  // -flow-resolution: rates are recomputed at most every 100 ns. A (3000 bytes) runs
+  // alone at 10 from 0; B, on the same route, starts at 50 but sends nothing until the
+  // recomputation at 100 (A has sent 1000). Then 5 each: B's 1000 bytes drain at 300, A
+  // has 1000 left then; its rate is recomputed at 300 (the drain) to 10: it drains at 400.
+  FlowSharing fs({10.0});
+  fs.setResolution(100);
+  uint32_t r = fs.addRoute({{0, 1.0}});
+  fs.start(1, 1, r, 0, 3000, 0);
+  fs.start(2, 2, r, 50, 1000, 0);
+  auto d = runAll(fs);
+  EXPECT_EQ(d[2], 300u);
+  EXPECT_EQ(d[1], 400u);
+}
