@@ -26,16 +26,21 @@ struct PathFinder::Scratch {
   std::vector<EdgeId> via;      // the edge a node was last reached through
   std::vector<uint8_t> flags;   // 1 settled, 2 latency known, 4 target
   std::vector<NodeId> touched;
+  std::vector<uint8_t> targetCopy;     // per device copy: holds a target
+  std::vector<uint32_t> targetCopies;
 
-  explicit Scratch(uint32_t n)
+  Scratch(uint32_t n, uint32_t copies)
       : dist(n, Unreached), bw(n, 0), links(n, 0), switches(n, 0), unpriced(n, InvalidLink),
-        via(n, 0), flags(n, 0) {}
+        via(n, 0), flags(n, 0), targetCopy(copies, 0) {}
   void reset() {
     for (NodeId v : touched) {
       dist[v] = Unreached;
       flags[v] = 0;
     }
     touched.clear();
+    for (uint32_t c : targetCopies)
+      targetCopy[c] = 0;
+    targetCopies.clear();
   }
 };
 
@@ -86,6 +91,10 @@ void PathFinder::search(Scratch &s, NodeId src, llvm::ArrayRef<NodeId> targets,
       s.touched.push_back(t);
       ++remaining;
     }
+    if (!s.targetCopy[copyOf_[t]]) {
+      s.targetCopy[copyOf_[t]] = 1;
+      s.targetCopies.push_back(copyOf_[t]);
+    }
   }
   struct Item {
     int64_t dist;
@@ -127,6 +136,10 @@ void PathFinder::search(Scratch &s, NodeId src, llvm::ArrayRef<NodeId> targets,
       if (onlyCopy != AnyCopy && cv != onlyCopy)
         continue;
       if (cv != cu && !mayLeave)
+        continue;
+      // Nor is entering another host without a target any use: nothing in it can be
+      // reached from there (on a fabric of hosts, the search then stays on switches).
+      if (restrictHosts && cv != cu && cv != srcCopy && copyIsHost_[cv] && !s.targetCopy[cv])
         continue;
       LinkId l = g_.edge(adj.edge).link;
       int64_t d = it.dist + std::max<int64_t>(linkPs_[l], 0);
@@ -192,7 +205,7 @@ PathFinder::~PathFinder() = default;
 
 PathFinder::Scratch &PathFinder::scratch() const {
   if (!scratch_)
-    scratch_ = std::make_unique<Scratch>(g_.numNodes());
+    scratch_ = std::make_unique<Scratch>(g_.numNodes(), g_.numDeviceCopies());
   return *scratch_;
 }
 
@@ -214,7 +227,7 @@ void PathFinder::precompute(llvm::ArrayRef<NodeId> sources,
   size_t threads = std::max(1u, llvm::hardware_concurrency().compute_thread_count());
   size_t chunks = std::min<size_t>(sources.size(), threads);
   llvm::parallelFor(0, chunks, [&](size_t c) {
-    Scratch s(g_.numNodes());
+    Scratch s(g_.numNodes(), g_.numDeviceCopies());
     for (size_t i = c; i < sources.size(); i += chunks) {
       results[i].resize(targets[i].size());
       searchWithFallback(s, sources[i], targets[i], results[i].data());
