@@ -90,6 +90,8 @@ std::vector<uint32_t> matchMessages(const Schedule &s,
       else
         recvs.push_back({r, s.peer(g), s.tag(g), position[i], g});
     }
+    // The receives come rank by rank (dst ascending): sorting each rank's is sorting
+    // them all, in pieces that stay in cache.
     std::sort(recvs.begin() + static_cast<ptrdiff_t>(firstRecv), recvs.end());
   }
   for (size_t b = 0; b <= P; ++b)
