@@ -91,8 +91,8 @@ llvm::Error Model::buildElements() {
   auto rendezvous = [&](uint32_t send) { return s.size(send) > o_.params.S; };
   // Kahn over ops [0, N) and message nodes N + recv. A recv's requires-successors wait
   // for its message, and so do a rendezvous send's.
-  // (The messages' counts are at most 2, a byte each: the model's build is mostly the
-  // kernel zeroing the pages of its arrays, so every array costs.)
+  // (The messages' counts are at most 2, a byte each: zeroing fresh pages is a large
+  // part of the model's build, so every array costs.)
   std::vector<uint32_t> indeg;
   std::vector<uint8_t> msgIndeg;
   reserveHugePages(indeg, N);

@@ -11,6 +11,17 @@ namespace {
 // not split flows that a hand computation finishes together.
 constexpr double SameInstant = 1e-12;
 double instantEnd(double t) { return t + std::max(1e-9, std::abs(t) * SameInstant); }
+
+/// A slot of `pool`: one freed earlier, else a new one at the end.
+template <class T> uint32_t takeSlot(std::vector<T> &pool, std::vector<uint32_t> &freed) {
+  if (freed.empty()) {
+    pool.emplace_back();
+    return static_cast<uint32_t>(pool.size() - 1);
+  }
+  const uint32_t i = freed.back();
+  freed.pop_back();
+  return i;
+}
 } // namespace
 
 FlowSharing::FlowSharing(std::vector<double> capacity)
@@ -94,14 +105,7 @@ void FlowSharing::join(const Pending &p, double now) {
     immediate_.push_back({now, p.seq, p.token, p.latency});
     return;
   }
-  uint32_t f;
-  if (!freeSlots_.empty()) {
-    f = freeSlots_.back();
-    freeSlots_.pop_back();
-  } else {
-    f = static_cast<uint32_t>(flows_.size());
-    flows_.push_back({});
-  }
+  const uint32_t f = takeSlot(flows_, freeSlots_);
   flows_[f] = Flow{p.token, p.id, p.route, p.time, p.bytes, p.latency, p.seq};
   waiting_.push_back(f);
   peakActive_ = std::max(peakActive_, ++active_);
@@ -115,14 +119,7 @@ void FlowSharing::admit(uint32_t f, double now) {
   const Flow &fl = flows_[f];
   uint32_t ci = classOf_[fl.route];
   if (ci == ~0u) {
-    if (!freeClasses_.empty()) {
-      ci = freeClasses_.back();
-      freeClasses_.pop_back();
-    } else {
-      ci = static_cast<uint32_t>(classes_.size());
-      classes_.emplace_back();
-    }
-    classOf_[fl.route] = ci;
+    ci = classOf_[fl.route] = takeSlot(classes_, freeClasses_);
     Class &c = classes_[ci];
     // (Counting from 0 keeps `served` near the bytes of the flows in it.)
     c.route = fl.route;
