@@ -42,6 +42,12 @@ static cl::opt<unsigned> CalcMaxUs("calc-max-us", cl::init(20),
 static cl::opt<bool> Contention("contention", cl::init(true),
                                 cl::desc("Check contention at every point, as -emit=sensitivity "
                                          "does by default (default true)"));
+static cl::opt<bool> Prune("prune", cl::init(true),
+                           cl::desc("Relevance pruning (a backward pass bounds the tails; "
+                                    "default true, as -emit=sensitivity)"));
+static cl::opt<bool> Compare("compare", cl::init(false),
+                             cl::desc("Also trace the curve the other way (-prune flipped) and "
+                                      "say whether the segments are identical (default false)"));
 static cl::opt<bool> Simulate("simulate", cl::init(false),
                               cl::desc("Also simulate at L = 0 and report the CPU time "
                                        "(default false)"));
@@ -108,8 +114,9 @@ int main(int argc, char **argv) {
   double c2 = cpuSeconds();
   sens::Curve curve =
       sens::traceCurve(**model, sens::Rational(0), sens::Rational(int64_t(RangeUs) * 1000),
-                       Contention);
+                       Contention, Prune);
   double c3 = cpuSeconds();
+  const sens::Model::EnvelopeStats st = (*model)->lastEnvelope();
   const uint64_t events = s.numOps() + (*model)->numMessages();
   std::printf("dissemination: %u ranks, %u barriers: %llu ops, %llu messages, %llu events, "
               "%llu elements\n",
@@ -127,6 +134,29 @@ int main(int argc, char **argv) {
               "peak RSS %.0f MiB\n",
               c1 - c0, c2 - c1, (*model)->memoryBytes() / 1048576.0, c3 - c2,
               (c3 - c2) / double(curve.sweeps), peakMiB());
+  std::printf("envelope: %llu merges reading %llu lines; pruning %s",
+              (unsigned long long)st.merges, (unsigned long long)st.linesMerged,
+              st.pruned ? "on" : "off");
+  if (st.pruned)
+    std::printf(" (%u samples, %llu lines dropped, tail bounds %.0f MiB)", st.samples,
+                (unsigned long long)st.linesPruned, st.boundBytes / 1048576.0);
+  std::printf("\n");
+  if (Compare) {
+    double t0 = cpuSeconds();
+    sens::Curve other =
+        sens::traceCurve(**model, sens::Rational(0), sens::Rational(int64_t(RangeUs) * 1000),
+                         false, !Prune);
+    bool same = other.segments.size() == curve.segments.size();
+    for (size_t i = 0; same && i < curve.segments.size(); ++i)
+      same = other.segments[i].start == curve.segments[i].start &&
+             other.segments[i].end == curve.segments[i].end &&
+             other.segments[i].line.A == curve.segments[i].line.A &&
+             other.segments[i].line.B == curve.segments[i].line.B;
+    std::printf("with pruning %s: %s segments (%.2f CPU s)\n", Prune ? "off" : "on",
+                same ? "identical" : "DIFFERENT", cpuSeconds() - t0);
+    if (!same)
+      return 1;
+  }
   if (Simulate) {
     sim::SimOptions so;
     so.params.L = 0;

@@ -25,13 +25,15 @@ std::vector<Rational> Curve::breakpoints() const {
   return out;
 }
 
-Curve traceCurve(Model &m, const Rational &lo, const Rational &hi, bool checkContention) {
+Curve traceCurve(Model &m, const Rational &lo, const Rational &hi, bool checkContention,
+                 bool pruneByTails) {
   assert(lo <= hi);
   Curve c;
   c.lo = lo;
   c.hi = hi;
   const uint64_t sweeps0 = m.sweeps();
-  const std::vector<PathLine> lines = m.envelope(lo, hi);
+  const std::vector<PathLine> lines = m.envelope(lo, hi, pruneByTails);
+  c.envelope = m.lastEnvelope();
   // Consecutive lines (slopes rising) cross where the critical path changes.
   auto cross = [](const PathLine &u, const PathLine &v) {
     return Rational(u.A - v.A, Int128(v.B) - u.B);

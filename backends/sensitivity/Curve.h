@@ -22,6 +22,7 @@ struct Curve {
   Rational lo, hi;
   std::vector<Segment> segments;      // in order, covering [lo, hi]
   uint64_t sweeps = 0;                // passes over the model
+  Model::EnvelopeStats envelope;      // what the curve's envelope pass did
   // Contention seen at the ends of the range (the first one found, and where).
   std::optional<ContentionNote> contention;
   Rational contentionAt;
@@ -34,8 +35,9 @@ struct Curve {
   std::vector<Rational> breakpoints() const;
 };
 
-/// Traces T over [lo, hi] (lo <= hi).
-Curve traceCurve(Model &m, const Rational &lo, const Rational &hi, bool checkContention);
+/// Traces T over [lo, hi] (lo <= hi); pruneByTails as in Model::envelope().
+Curve traceCurve(Model &m, const Rational &lo, const Rational &hi, bool checkContention,
+                 bool pruneByTails = true);
 
 /// The largest p in [lo, hi] with T(p) <= target; `beyondRange` when T(hi) <= target
 /// (the tolerance is at least hi). None when T(lo) > target already.

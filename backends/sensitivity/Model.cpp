@@ -9,6 +9,12 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cmath>
+#include <cstring>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 #include <iterator>
 
 namespace infracc::sens {
@@ -473,7 +479,112 @@ struct Hull {
 
 } // namespace
 
-std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi) {
+namespace {
+/// Relevance pruning's sample points P[k] / Q, ascending from lo to hi: lo, then lo plus
+/// the range times 2^(-j/2) for j = 32 down to 0. Two per halving, down to 1/65536 of
+/// the range: a schedule's critical latencies spread about evenly over the halvings
+/// (docs/sensitivity.md). False when the range's denominators are too large to sample
+/// in 64-bit integers.
+bool chooseSamples(const Rational &lo, const Rational &hi, int64_t &Q, std::vector<int64_t> &P) {
+  constexpr int Halvings = 16;
+  auto gcd = [](Int128 a, Int128 b) {
+    while (b != 0) {
+      const Int128 t = a % b;
+      a = b;
+      b = t;
+    }
+    return a;
+  };
+  const Int128 L = lo.den / gcd(lo.den, hi.den) * hi.den;
+  if (L > (Int128(1) << 20))
+    return false;
+  const Int128 loS = lo.num * (L / lo.den), d = hi.num * (L / hi.den) - loS;
+  int bits = 0;
+  for (Int128 x = d; x > 0; x >>= 1)
+    ++bits;
+  // Scaled so that the smallest step, d / 2^16, still has a few bits.
+  const int shift = std::max(0, Halvings + 4 - bits);
+  if (shift > 30)
+    return false;
+  const Int128 q = L << shift, base = loS << shift, dq = d << shift;
+  const Int128 limit = Int128(1) << 60;
+  if (q > limit || base < -limit || base + dq > limit)
+    return false;
+  Q = static_cast<int64_t>(q);
+  P.assign(1, static_cast<int64_t>(base));
+  for (int j = 2 * Halvings; j >= 0; --j) {
+    Int128 offset = dq >> (j / 2);
+    if (j % 2)
+      offset = (dq >> (j / 2)) * 46341 / 65536;   // and once more by 1/sqrt(2)
+    const int64_t x = static_cast<int64_t>(base + offset);
+    if (x > P.back())
+      P.push_back(x);
+  }
+  return P.size() >= 3;
+}
+
+/// The backward pass's step, lane by lane: where v + cost beats the tail t, t takes it
+/// and the slope of its path (t and v: K values, then K slopes; K a multiple of 4).
+/// Without branches (the lanes' outcomes follow no pattern), and mostly without the
+/// multiply (most costs do not depend on the parameter): the backward pass is mostly
+/// this, so it has an AVX2 version too.
+void raiseTails(int64_t *t, const int64_t *v, const int64_t *P, size_t K, int64_t ca, int64_t cb) {
+  for (size_t k = 0; k < K; ++k) {
+    const int64_t x = v[k] + ca + (cb == 0 ? 0 : cb * P[k]);
+    const bool up = x > t[k];
+    t[k] = up ? x : t[k];
+    t[K + k] = up ? v[K + k] + cb : t[K + k];
+  }
+}
+
+#if defined(__x86_64__)
+[[gnu::target("avx2")]] void raiseTailsAvx2(int64_t *t, const int64_t *v, const int64_t *P,
+                                            size_t K, int64_t ca, int64_t cb) {
+  const __m256i a = _mm256_set1_epi64x(ca), b = _mm256_set1_epi64x(cb);
+  for (size_t k = 0; k < K; k += 4) {
+    __m256i x = _mm256_add_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(v + k)), a);
+    if (cb == 1) {
+      x = _mm256_add_epi64(x, _mm256_loadu_si256(reinterpret_cast<const __m256i *>(P + k)));
+    } else if (cb != 0) {   // AVX2 has no 64-bit multiply
+      alignas(32) int64_t c[4] = {cb * P[k], cb * P[k + 1], cb * P[k + 2], cb * P[k + 3]};
+      x = _mm256_add_epi64(x, _mm256_load_si256(reinterpret_cast<const __m256i *>(c)));
+    }
+    __m256i *tv = reinterpret_cast<__m256i *>(t + k), *ts = reinterpret_cast<__m256i *>(t + K + k);
+    const __m256i old = _mm256_loadu_si256(tv);
+    const __m256i up = _mm256_cmpgt_epi64(x, old);
+    _mm256_storeu_si256(tv, _mm256_blendv_epi8(old, x, up));
+    const __m256i slope =
+        _mm256_add_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(v + K + k)), b);
+    _mm256_storeu_si256(ts, _mm256_blendv_epi8(_mm256_loadu_si256(ts), slope, up));
+  }
+}
+#endif
+
+/// A float at least x (finite): stored tail bounds may only err upwards. The float
+/// nearest x, one step up: it is off by less than the step.
+float roundUp(double x) {
+  float f = static_cast<float>(x);
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  if (f == 0)
+    bits = 1;                                     // the least positive float
+  else
+    bits += (bits >> 31) ? uint32_t(-1) : 1u;     // away from 0 when positive, towards it when not
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+/// Where (line + a tail's chord - T's lower bound) can be largest: the samples and
+/// the crossings of consecutive tangents. `w`: T's lower bound at x; x lies in
+/// sample interval k, a fraction t of the way.
+struct Kink {
+  double x, w, t;
+  uint32_t k;
+};
+} // namespace
+
+std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi,
+                                    bool pruneByTails) {
   assert(lo <= hi && lo.num >= INT64_MIN && hi.num <= INT64_MAX && lo.den <= INT64_MAX &&
          hi.den <= INT64_MAX);
   ++sweeps_;
@@ -488,15 +599,32 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi) {
   std::vector<uint8_t> uses;
   reserveHugePages(uses, E);
   uses.assign(E, 0);
-  auto count = [&](uint32_t pr, Line) {
+  envStats_ = EnvelopeStats{};
+  int64_t Q = 1;
+  std::vector<int64_t> P;
+  bool pruning = pruneByTails && !point && chooseSamples(lo, hi, Q, P);
+  // With pruning, a bound on every path's scaled value: the most any candidate of each
+  // element adds, summed. Below 2^62, the tails' 64-bit arithmetic cannot overflow.
+  auto abs128 = [](Int128 x) { return x < 0 ? -x : x; };
+  const Int128 Pmax = pruning ? std::max(abs128(P.front()), abs128(P.back())) : 0;
+  Int128 most = 0, pathBound = 0;
+  auto count = [&](uint32_t pr, Line c) {
     if (pr != None) {
       assert(uses[pr] < 255);
       ++uses[pr];
     }
+    if (pruning)
+      most = std::max(most, abs128(c.a) * Q + abs128(c.b) * Pmax);
   };
-  for (size_t e = 0; e < E; ++e)
+  const Int128 boundLimit = Int128(1) << 62;
+  for (size_t e = 0; e < E; ++e) {
     forEachCandidate(static_cast<uint32_t>(e), count);
+    pathBound = std::min(pathBound + most, boundLimit);
+    most = 0;
+  }
   forEachSink(count);
+  pathBound += most;
+  pruning = pruning && pathBound < boundLimit;
 
   // Envelopes live in slots; an element whose time is one earlier element's plus a
   // line shares that element's slot (a calc, a post: most elements), so only maxima
@@ -551,7 +679,9 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi) {
       return;
     }
     Source acc = *first;
+    ++envStats_.merges;
     for (size_t k = 1; k < sources.size(); ++k) {
+      envStats_.linesMerged += size_t(acc.end - acc.at) + size_t(sources[k].end - sources[k].at);
       spare.clear();
       Hull h{spare};
       const Source &y = sources[k];
@@ -629,11 +759,160 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi) {
         kept.push_back(cands[i]);
     }
   };
-  for (size_t i = 0; i < E; ++i) {
-    const uint32_t e = static_cast<uint32_t>(i);
+  auto collect = [&](uint32_t e) {
     cands.clear();
     forEachCandidate(e, [&](uint32_t pr, Line c) { cands.push_back({pr, c}); });
     prune();
+  };
+
+  // Relevance pruning. A line of an element's envelope matters only where a path
+  // through it can be critical: where line + tail >= T, the tail being the longest
+  // path from the element to the end. One backward pass computes every element's tail
+  // at the K sample points (exactly: 64-bit integers scaled by Q), along the candidates
+  // the forward pass keeps, and with it T and the slope of a critical path at each
+  // sample. Between two samples a tail, convex, lies below its chord, and T above the
+  // lines of those critical paths (its tangents there). A merged envelope then drops
+  // the lines that are below (T's tangents) - (tail's chord) wherever they are the
+  // maximum: no critical path goes through them, every line a critical path goes
+  // through stays, and so T is unchanged (docs/sensitivity.md). Only merges keep their
+  // tails (K floats each, rounded up), in reverse element order.
+  const size_t K = P.size();
+  std::vector<float> bounds;
+  std::vector<double> px(K), T0(K), Tslope(K);   // the samples, T and a tangent there
+  // T's lower bound on sample interval k: the larger of the tangents at its ends (the
+  // others are below these there, T being convex).
+  auto lowerT = [&](size_t k, double x) {
+    return std::max(T0[k] + Tslope[k] * (x - px[k]), T0[k + 1] + Tslope[k + 1] * (x - px[k + 1]));
+  };
+  std::vector<Kink> kinks;   // the samples and where the tangents at their ends cross
+  if (pruning) {
+    ++sweeps_;
+    // Live tails in slots of K values and K slopes (of the paths giving them); Bl_[e]
+    // is e's slot (or -1) until the forward pass, which writes it before it reads it.
+    // Lanes in fours (the AVX2 step's width): the samples padded with copies of the last.
+    const size_t Kp = (K + 3) / 4 * 4;
+    std::vector<int64_t> Pp(P);
+    Pp.resize(Kp, P.back());
+    std::vector<int64_t> tails, v(2 * Kp), Tv(2 * Kp, INT64_MIN);
+#if defined(__x86_64__)
+    auto raise = __builtin_cpu_supports("avx2") ? raiseTailsAvx2 : raiseTails;
+#else
+    auto raise = raiseTails;
+#endif
+    std::vector<uint32_t> freeTails;
+    std::fill(Bl_.begin(), Bl_.end(), -1);
+    bounds.reserve(messages_ * K);   // about one merge per message
+    auto relax = [&](uint32_t pr, Line c) {   // pr's tail >= c + the tail in v
+      int64_t *t = Tv.data();   // T's own: its values, then its slopes
+      if (pr != None) {
+        int64_t s = Bl_[pr];
+        if (s < 0) {
+          if (!freeTails.empty()) {
+            s = freeTails.back();
+            freeTails.pop_back();
+          } else {
+            s = static_cast<int64_t>(tails.size() / (2 * Kp));
+            tails.resize(tails.size() + 2 * Kp);
+          }
+          std::fill_n(&tails[size_t(s) * 2 * Kp], Kp, INT64_MIN);
+          Bl_[pr] = s;
+        }
+        t = &tails[size_t(s) * 2 * Kp];
+      }
+      raise(t, v.data(), Pp.data(), Kp, c.a * Q, c.b);
+    };
+    std::fill(v.begin(), v.end(), 0);
+    forEachSink(relax);
+    for (size_t i = E; i-- > 0;) {
+      const uint32_t e = static_cast<uint32_t>(i);
+      collect(e);
+      const int64_t s = Bl_[e];
+      if (s >= 0) {
+        std::copy_n(&tails[size_t(s) * 2 * Kp], 2 * Kp, v.begin());
+        freeTails.push_back(static_cast<uint32_t>(s));
+      }
+      if (kept.size() >= 2)
+        for (size_t k = 0; k < K; ++k)
+          bounds.push_back(s >= 0 ? roundUp(double(v[k]) / double(Q)) : -INFINITY);
+      if (s >= 0)
+        for (const Candidate &cd : kept)
+          relax(cd.pred, cd.c);
+    }
+    pruning = std::all_of(Tv.begin(), Tv.begin() + ptrdiff_t(K), [](int64_t x) { return x > INT64_MIN; });
+    for (size_t k = 0; k < K; ++k) {
+      px[k] = double(P[k]) / double(Q);
+      T0[k] = double(Tv[k]) / double(Q);
+      Tslope[k] = double(Tv[Kp + k]);
+    }
+    auto kink = [&](double x, uint32_t k) {
+      kinks.push_back({x, lowerT(k, x), std::clamp((x - px[k]) / (px[k + 1] - px[k]), 0.0, 1.0), k});
+    };
+    for (uint32_t k = 0; pruning && k + 1 < K; ++k) {
+      kink(px[k], k);
+      const int64_t s0 = Tv[Kp + k], s1 = Tv[Kp + k + 1];
+      if (s0 != s1) {   // where the two tangents cross, exactly, then rounded
+        const Int128 num = Int128(Tv[k + 1]) - Tv[k] + Int128(s0) * P[k] - Int128(s1) * P[k + 1];
+        const Int128 den = Int128(Q) * (Int128(s0) - s1);
+        kink(std::clamp(double(num) / double(den), px[k], px[k + 1]), k);
+      }
+    }
+    if (pruning)
+      kink(px[K - 1], static_cast<uint32_t>(K - 2));
+    envStats_.samples = static_cast<uint32_t>(K);
+    envStats_.boundBytes = bounds.size() * sizeof(float);
+  }
+  envStats_.pruned = pruning;
+  // Drops the lines of a merged envelope (hull) that are nowhere relevant, given the
+  // merge's tail bounds u. Each line is judged on the interval where it is the
+  // maximum: dropping it changes the envelope there only, and its neighbours are below
+  // it there. (Line + tail chord - T's bound) is linear between kinks, so checking the
+  // interval's ends and the kinks inside it covers it. The margin is far above the
+  // rounding of these double evaluations (keeping a line is always safe).
+  auto pruneHull = [&](std::vector<Line> &h, const float *u) {
+    size_t w = 0;
+    if (u[0] > -INFINITY) {   // else no path from the element reaches the end
+      size_t k = 0, q = 0;    // the sample interval of x, the first kink at or after it
+      auto relevantAt = [&](const Line &l, double x, double wx, double t, size_t kk) {
+        const double U = double(u[kk]) + (double(u[kk + 1]) - double(u[kk])) * t;
+        const double val = double(l.a) + double(l.b) * x + U;
+        return val >= wx - 1e-9 * (std::abs(wx) + std::abs(val)) - 1e-3;
+      };
+      auto relevantAtX = [&](const Line &l, double x) {
+        while (k + 2 < K && x > px[k + 1])
+          ++k;
+        const double t = std::clamp((x - px[k]) / (px[k + 1] - px[k]), 0.0, 1.0);
+        return relevantAt(l, x, lowerT(k, x), t, k);
+      };
+      double xl = px[0];
+      for (size_t i = 0; i < h.size(); ++i) {
+        const Line &l = h[i];
+        double xr = px[K - 1];
+        if (i + 1 < h.size())
+          xr = std::clamp(double(h[i + 1].a - l.a) / double(l.b - h[i + 1].b), xl, px[K - 1]);
+        bool keep = relevantAtX(l, xl);
+        while (q < kinks.size() && kinks[q].x < xl)
+          ++q;
+        for (size_t j = q; !keep && j < kinks.size() && kinks[j].x <= xr; ++j)
+          keep = relevantAt(l, kinks[j].x, kinks[j].w, kinks[j].t, kinks[j].k);
+        keep = keep || relevantAtX(l, xr);
+        if (keep)
+          h[w++] = l;
+        xl = xr;
+      }
+    }
+    envStats_.linesPruned += h.size() - w;
+    h.resize(w);
+  };
+  size_t boundAt = bounds.size();   // the forward pass reads the merges' bounds from the end
+
+  for (size_t i = 0; i < E; ++i) {
+    const uint32_t e = static_cast<uint32_t>(i);
+    collect(e);
+    const float *tail = nullptr;
+    if (pruning && kept.size() >= 2) {
+      boundAt -= K;
+      tail = &bounds[boundAt];
+    }
     if (kept.size() == 1 && kept[0].pred != None) {
       const uint32_t pr = kept[0].pred;
       A_[e] = A_[pr] + kept[0].c.a;
@@ -642,6 +921,8 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi) {
       refs[static_cast<size_t>(Bl_[e])] += uses[e];
     } else if (uses[e]) {
       combine();
+      if (tail)
+        pruneHull(hull, tail);
       uint32_t s;
       if (!freeSlots.empty()) {
         s = freeSlots.back();
@@ -664,6 +945,9 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi) {
   forEachSink([&](uint32_t pr, Line c) { cands.push_back({pr, c}); });
   prune();
   combine();
+  assert(!hull.empty() && "T's critical lines survive pruning");
+  if (hull.empty() && pruning)   // cannot happen (see above); the unpruned pass is the truth
+    return envelope(lo, hi, false);
   std::vector<PathLine> out;
   out.reserve(hull.size());
   for (const Line &l : hull)

@@ -104,7 +104,21 @@ public:
   /// (consecutive lines cross at the breakpoints; the first is T's right tangent at
   /// lo, the last its left tangent at hi; one line when lo == hi). Every element's
   /// time is kept as such an envelope only until the last element reading it.
-  std::vector<PathLine> envelope(const Rational &lo, const Rational &hi);
+  /// pruneByTails: one backward pass first bounds every element's path to the end, and
+  /// merges drop the lines no critical path can go through (the result is the same;
+  /// the pass costs 4 bytes per merge and sample, lastEnvelope().boundBytes).
+  std::vector<PathLine> envelope(const Rational &lo, const Rational &hi,
+                                 bool pruneByTails = true);
+  /// What the last envelope() did.
+  struct EnvelopeStats {
+    bool pruned = false;        // relevance pruning ran (asked for, range not a point)
+    uint32_t samples = 0;       // points the tails were evaluated at
+    uint64_t merges = 0;        // envelopes merged from two or more
+    uint64_t linesMerged = 0;   // lines those merges read
+    uint64_t linesPruned = 0;   // lines dropped as never critical
+    uint64_t boundBytes = 0;    // the merges' stored tail bounds
+  };
+  const EnvelopeStats &lastEnvelope() const { return envStats_; }
 
   uint64_t numElements() const { return kind_.size(); }
   uint64_t numMessages() const { return messages_; }
@@ -138,6 +152,7 @@ private:
   const Schedule &s_;
   ModelOptions o_;
   uint64_t messages_ = 0, sweeps_ = 0;
+  EnvelopeStats envStats_;
 
   // Elements in topological order.
   enum Kind : uint8_t { Calc, Send, Post, Msg, RaiseCpu, RaiseNic };

@@ -72,8 +72,9 @@ void writeText(llvm::raw_ostream &os, const SensitivityReport &r) {
                       diff == Rational(0) ? "equal"
                                           : fmt::format("the analysis differs by {} ns", dec(diff)));
   }
-  os << fmt::format("{} sweeps over {} elements ({} messages)\n", c.sweeps, r.elements,
-                    r.messages);
+  os << fmt::format("{} sweeps over {} elements ({} messages){}\n", c.sweeps, r.elements,
+                    r.messages,
+                    c.envelope.pruned ? ", one bounding every element's path to the end" : "");
 }
 
 void writeJson(llvm::raw_ostream &os, const SensitivityReport &r) {
@@ -128,6 +129,14 @@ void writeJson(llvm::raw_ostream &os, const SensitivityReport &r) {
   if (r.simulated)
     j["simulated_T_start_ns"] = num(*r.simulated);
   j["sweeps"] = c.sweeps;
+  if (c.envelope.pruned) {
+    nlohmann::ordered_json pr;
+    pr["samples"] = c.envelope.samples;
+    pr["merges"] = c.envelope.merges;
+    pr["lines_merged"] = c.envelope.linesMerged;
+    pr["lines_dropped"] = c.envelope.linesPruned;
+    j["pruning"] = pr;
+  }
   j["elements"] = r.elements;
   j["messages"] = r.messages;
   os << j.dump(2) << "\n";

@@ -124,7 +124,8 @@ TEST(Lp, UsageErrors) {
                    "with a unit (2us)\n");
 }
 
-// One pass traces the curve; contention is checked by one more at each end of the range.
+// One pass traces the curve, after one bounding the paths to the end (relevance pruning,
+// not for a range of one point); contention is checked by one more at each end.
 TEST(SensitivityCurve, ContentionIsCheckedAtTheEndsOfTheRange) {
   std::string goal = runningExample();
   auto report = [&](std::vector<std::string> args) {
@@ -136,8 +137,9 @@ TEST(SensitivityCurve, ContentionIsCheckedAtTheEndsOfTheRange) {
   };
   std::string out = report({"-range=0:1us"});
   EXPECT_NE(out.find("contention: none at L=0 and 1000 ns, the ends of the range checked (T "
-                     "equals the simulator's there)\nsimulator at L=0 ns: 1515 ns (equal)\n3 "
-                     "sweeps over 7 elements (1 messages)\n"),
+                     "equals the simulator's there)\nsimulator at L=0 ns: 1515 ns (equal)\n4 "
+                     "sweeps over 7 elements (1 messages), one bounding every element's path "
+                     "to the end\n"),
             std::string::npos)
       << out;
   out = report({"-range=500:500"});
@@ -148,7 +150,10 @@ TEST(SensitivityCurve, ContentionIsCheckedAtTheEndsOfTheRange) {
   EXPECT_NE(out.find("\n2 sweeps over 7 elements"), std::string::npos) << out;
   out = report({"-range=0:1us", "-sensitivity-contention=false"});
   EXPECT_EQ(out.find("contention"), std::string::npos) << out;
-  EXPECT_NE(out.find("\n1 sweeps over 7 elements"), std::string::npos) << out;
+  EXPECT_NE(out.find("\n2 sweeps over 7 elements (1 messages), one bounding"), std::string::npos)
+      << out;
+  out = report({"-range=0:1us", "-sensitivity-contention=false", "-sensitivity-prune=false"});
+  EXPECT_NE(out.find("\n1 sweeps over 7 elements (1 messages)\n"), std::string::npos) << out;
 }
 
 TEST(SensitivityCurve, SvgShadesToleranceZonesAndMarksCriticalValues) {

@@ -283,4 +283,106 @@ TEST(SensitivityModel, SubrangeIsTheCurveCut) {
   EXPECT_GT(cut, 0u);
 }
 
+
+// Relevance pruning (Model::envelope) leaves the curve as it is: on random schedules of
+// every family, for L, o and G, over whole ranges and over fractional subranges, the
+// segments with and without it are identical, and it does drop lines.
+TEST(SensitivityModel, PruningKeepsTheCurve) {
+  struct Case {
+    Family f;
+    ParamKind k;
+    const char *flags;
+    int64_t hi;
+  };
+  const Family Huge{"petabyte", false, 1, 1, uint64_t(1) << 50};
+  const Family Streams{"streams", true, 2, 2, 100000};
+  const Case cases[] = {
+      {Blocking, ParamKind::L, "-o 200 -g 50 -G 2", 20000},
+      {Rendezvous, ParamKind::L, "-o 150 -g 80 -G 1 -O 1 -S 50000", 20000},
+      {Nonblocking, ParamKind::L, "-o 300 -g 100 -G 1", 20000},
+      {Streams, ParamKind::L, "-o 300 -g 100 -G 1", 20000},
+      {Blocking, ParamKind::o, "-L 1000 -g 50 -G 2", 5000},
+      {Blocking, ParamKind::G, "-L 1000 -o 100 -g 50", 40},
+      {Rendezvous, ParamKind::G, "-L 1000 -o 100 -g 50 -O 2 -S 50000", 40},
+      {Huge, ParamKind::G, "-L 1000 -o 100 -g 50", 40},
+  };
+  std::mt19937_64 rng(0x9e11);
+  uint64_t dropped = 0, pruned = 0;
+  for (const Case &cs : cases) {
+    const sim::LogGPParams p = test::params(cs.flags);
+    for (unsigned n = 0; n < 25; ++n) {
+      Schedule s = randomSchedule(rng, 2 + uint32_t(rng() % 7), 4 + uint32_t(rng() % 40),
+                                  cs.f.nonblocking, cs.f.cpus, cs.f.nics, cs.f.maxBytes);
+      auto m = build(s, p, cs.k);
+      ASSERT_TRUE(m);
+      std::vector<std::pair<Rational, Rational>> ranges = {{Rational(0), Rational(cs.hi)}};
+      const int64_t a = int64_t(rng() % uint64_t(cs.hi)), b = int64_t(rng() % uint64_t(cs.hi));
+      ranges.push_back({Rational(std::min(a, b) * 3 + 1, 3), Rational(std::max(a, b) * 7 + 9, 7)});
+      for (const auto &[lo, hi] : ranges) {
+        const Curve with = traceCurve(*m, lo, hi, false, true);
+        const Curve without = traceCurve(*m, lo, hi, false, false);
+        // Petabyte messages on a fine sample grid could overflow the backward pass's
+        // 64-bit values: then it is left out, and says so.
+        ASSERT_EQ(with.envelope.pruned, cs.f.maxBytes < (uint64_t(1) << 40)) << cs.f.name;
+        ASSERT_FALSE(without.envelope.pruned);
+        ASSERT_EQ(with.segments.size(), without.segments.size()) << cs.f.name << " " << n;
+        for (size_t i = 0; i < with.segments.size(); ++i) {
+          ASSERT_EQ(with.segments[i].start, without.segments[i].start) << cs.f.name << " " << n;
+          ASSERT_EQ(with.segments[i].end, without.segments[i].end) << cs.f.name << " " << n;
+          ASSERT_EQ(with.segments[i].line.A, without.segments[i].line.A) << cs.f.name << " " << n;
+          ASSERT_EQ(with.segments[i].line.B, without.segments[i].line.B) << cs.f.name << " " << n;
+        }
+        dropped += with.envelope.linesPruned;
+        pruned += with.envelope.linesPruned > 0;
+      }
+    }
+  }
+  EXPECT_GT(pruned, 50u) << dropped;
+}
+
+// On a barrier-heavy schedule, where every rank's envelope carries most of the
+// breakpoints so far, pruning leaves the merges a small fraction of the lines to read
+// (the point of it: docs/sensitivity.md); a range of one point is not pruned.
+TEST(SensitivityModel, PruningLeavesFewLinesOnBarriers) {
+  const uint32_t n = 64;
+  std::mt19937_64 rng(0xba77);
+  ScheduleBuilder b(n);
+  for (uint32_t r = 0; r < n; ++r) {
+    b.beginRank(r);
+    int64_t last = -1;
+    for (unsigned it = 0; it < 12; ++it) {
+      const uint32_t c = b.addCalc(1000 + rng() % 19000);
+      if (last >= 0)
+        b.addDependency(c, uint32_t(last), DepKind::Requires);
+      last = c;
+      for (uint32_t d = 1; d < n; d *= 2) {   // a dissemination barrier
+        const uint32_t snd = b.addSend(1, (r + d) % n, it);
+        b.addDependency(snd, uint32_t(last), DepKind::Requires);
+        const uint32_t rcv = b.addRecv(1, (r + n - d) % n, it);
+        b.addDependency(rcv, snd, DepKind::IRequires);
+        last = rcv;
+      }
+    }
+    b.endRank();
+  }
+  Schedule s = b.finish();
+  auto m = build(s, test::params(""), ParamKind::L);
+  ASSERT_TRUE(m);
+  const Curve with = traceCurve(*m, Rational(0), Rational(100000), false, true);
+  const Curve without = traceCurve(*m, Rational(0), Rational(100000), false, false);
+  ASSERT_EQ(with.segments.size(), without.segments.size());
+  for (size_t i = 0; i < with.segments.size(); ++i) {
+    EXPECT_EQ(with.segments[i].line.A, without.segments[i].line.A);
+    EXPECT_EQ(with.segments[i].line.B, without.segments[i].line.B);
+  }
+  EXPECT_GT(with.breakpoints().size(), 10u);
+  EXPECT_EQ(with.envelope.samples, 34u);
+  EXPECT_EQ(with.sweeps, 2u);
+  EXPECT_EQ(without.sweeps, 1u);
+  EXPECT_LT(with.envelope.linesMerged * 5, without.envelope.linesMerged)
+      << with.envelope.linesMerged << " against " << without.envelope.linesMerged;
+  const Curve point = traceCurve(*m, Rational(500), Rational(500), false, true);
+  EXPECT_FALSE(point.envelope.pruned);
+}
+
 } // namespace
