@@ -45,6 +45,9 @@ static cl::opt<bool> Contention("contention", cl::init(true),
 static cl::opt<bool> Prune("prune", cl::init(true),
                            cl::desc("Relevance pruning (a backward pass bounds the tails; "
                                     "default true, as -emit=sensitivity)"));
+static cl::opt<unsigned> BudgetMiB("bound-budget-mib", cl::init(4096),
+                                   cl::desc("The most the merges' tail bounds may take at once "
+                                            "(MiB; beyond it, chunks; default 4096)"));
 static cl::opt<bool> Compare("compare", cl::init(false),
                              cl::desc("Also trace the curve the other way (-prune flipped) and "
                                       "say whether the segments are identical (default false)"));
@@ -112,6 +115,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   double c2 = cpuSeconds();
+  (*model)->setPruningBudget(uint64_t(BudgetMiB) << 20);
   sens::Curve curve =
       sens::traceCurve(**model, sens::Rational(0), sens::Rational(int64_t(RangeUs) * 1000),
                        Contention, Prune);
@@ -138,8 +142,9 @@ int main(int argc, char **argv) {
               (unsigned long long)st.merges, (unsigned long long)st.linesMerged,
               st.pruned ? "on" : "off");
   if (st.pruned)
-    std::printf(" (%u samples, %llu lines dropped, tail bounds %.0f MiB)", st.samples,
-                (unsigned long long)st.linesPruned, st.boundBytes / 1048576.0);
+    std::printf(" (%u samples, %llu lines dropped, tail bounds %.0f MiB in %llu chunk%s)",
+                st.samples, (unsigned long long)st.linesPruned, st.boundBytes / 1048576.0,
+                (unsigned long long)st.chunks, st.chunks == 1 ? "" : "s");
   std::printf("\n");
   if (Compare) {
     double t0 = cpuSeconds();

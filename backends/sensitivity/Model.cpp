@@ -785,59 +785,136 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi,
     return std::max(T0[k] + Tslope[k] * (x - px[k]), T0[k + 1] + Tslope[k + 1] * (x - px[k + 1]));
   };
   std::vector<Kink> kinks;   // the samples and where the tangents at their ends cross
+  // The merges' bounds take 4 K bytes each (about one merge per message). Beyond
+  // boundBudget_ in all they are made a chunk of elements at a time, just before the
+  // forward pass needs them: the first backward pass keeps the lowest chunk's and
+  // saves, at the top of each other chunk, the tails its elements have from above
+  // (checkpoints); the pass then runs again over that chunk from there. That costs up
+  // to one more backward pass instead of memory without bound.
+  const uint64_t budget = std::max<uint64_t>(boundBudget_, 1);
+  const size_t chunks =
+      pruning ? std::max<size_t>(1, (messages_ * K * sizeof(float) + budget - 1) / budget) : 1;
+  const size_t chunkLen = (E + chunks - 1) / std::max<size_t>(chunks, 1);
+  struct Checkpoint {
+    std::vector<uint32_t> owners;
+    std::vector<int64_t> lanes;
+  };
+  std::vector<Checkpoint> checkpoints(chunks);
+  // Tails in slots of 2 Kp lanes: Kp values, then the slopes of their paths (lanes in
+  // fours, the AVX2 step's width: the samples padded with copies of the last).
+  const size_t Kp = (K + 3) / 4 * 4, W = 2 * Kp;
+  std::vector<int64_t> Pp(P);
+  if (pruning)
+    Pp.resize(Kp, P.back());
+  struct TailPool {
+    std::vector<int64_t> lanes;
+    std::vector<uint32_t> owner, free;   // owner None: free
+  };
+  auto takeTail = [&](TailPool &pool, uint32_t owner) {
+    uint32_t t;
+    if (!pool.free.empty()) {
+      t = pool.free.back();
+      pool.free.pop_back();
+    } else {
+      t = static_cast<uint32_t>(pool.owner.size());
+      pool.owner.push_back(None);
+      pool.lanes.resize(pool.lanes.size() + W);
+    }
+    pool.owner[t] = owner;
+    std::fill_n(&pool.lanes[size_t(t) * W], Kp, INT64_MIN);
+    return t;
+  };
+#if defined(__x86_64__)
+  auto raise = __builtin_cpu_supports("avx2") ? raiseTailsAvx2 : raiseTails;
+#else
+  auto raise = raiseTails;
+#endif
+  std::vector<int64_t> v(W), Tv(W, INT64_MIN);   // the tail being passed on; T's own
+  // One step back over element e: its tail is final (what its readers gave it); the
+  // candidates the forward pass keeps get it plus their cost, those at `lowest` or
+  // above only; a merge records its bounds when `store`. slotOf(x): x's slot or -1.
+  auto backStep = [&](uint32_t e, TailPool &pool, auto &&slotOf, uint32_t lowest, bool store) {
+    collect(e);
+    int64_t &own = slotOf(e);
+    const int64_t t = own;
+    own = -1;
+    const int64_t *mine = t >= 0 ? &pool.lanes[size_t(t) * W] : nullptr;
+    if (store && kept.size() >= 2)
+      for (size_t k = 0; k < K; ++k)
+        bounds.push_back(mine ? roundUp(double(mine[k]) / double(Q)) : -INFINITY);
+    if (t < 0)
+      return;
+    // Who gets the tail: T (in the first pass) and the kept candidates at `lowest` or
+    // above.
+    size_t takers = 0;
+    const Candidate *only = nullptr;
+    for (const Candidate &cd : kept)
+      if (cd.pred == None ? lowest == 0 : cd.pred >= lowest) {
+        ++takers;
+        only = &cd;
+      }
+    if (takers == 1 && only->pred != None && slotOf(only->pred) < 0) {
+      // The usual case along a chain: the one taker has no tail yet and takes this
+      // slot over, shifted by its cost.
+      int64_t *l = &pool.lanes[size_t(t) * W];
+      const int64_t ca = only->c.a * Q, cb = only->c.b;
+      for (size_t k = 0; k < Kp; ++k) {
+        l[k] += ca + cb * Pp[k];
+        l[Kp + k] += cb;
+      }
+      pool.owner[size_t(t)] = only->pred;
+      slotOf(only->pred) = t;
+      return;
+    }
+    for (const Candidate &cd : kept) {
+      int64_t *dst = Tv.data();
+      if (cd.pred != None) {
+        if (cd.pred < lowest)
+          continue;
+        int64_t &ps = slotOf(cd.pred);
+        if (ps < 0)
+          ps = takeTail(pool, cd.pred);   // (may move the lanes: addresses after it)
+        dst = &pool.lanes[size_t(ps) * W];
+      } else if (lowest > 0) {
+        continue;   // T is the first pass's
+      }
+      raise(dst, &pool.lanes[size_t(t) * W], Pp.data(), Kp, cd.c.a * Q, cd.c.b);
+    }
+    pool.owner[size_t(t)] = None;
+    pool.free.push_back(static_cast<uint32_t>(t));
+  };
+  TailPool pool;
   if (pruning) {
     ++sweeps_;
-    // Live tails in slots of K values and K slopes (of the paths giving them); Bl_[e]
-    // is e's slot (or -1) until the forward pass, which writes it before it reads it.
-    // Lanes in fours (the AVX2 step's width): the samples padded with copies of the last.
-    const size_t Kp = (K + 3) / 4 * 4;
-    std::vector<int64_t> Pp(P);
-    Pp.resize(Kp, P.back());
-    std::vector<int64_t> tails, v(2 * Kp), Tv(2 * Kp, INT64_MIN);
-#if defined(__x86_64__)
-    auto raise = __builtin_cpu_supports("avx2") ? raiseTailsAvx2 : raiseTails;
-#else
-    auto raise = raiseTails;
-#endif
-    std::vector<uint32_t> freeTails;
+    // Bl_[e] is e's slot (or -1) until the forward pass, which writes it before it
+    // reads it.
     std::fill(Bl_.begin(), Bl_.end(), -1);
-    bounds.reserve(messages_ * K);   // about one merge per message
-    auto relax = [&](uint32_t pr, Line c) {   // pr's tail >= c + the tail in v
-      int64_t *t = Tv.data();   // T's own: its values, then its slopes
-      if (pr != None) {
-        int64_t s = Bl_[pr];
-        if (s < 0) {
-          if (!freeTails.empty()) {
-            s = freeTails.back();
-            freeTails.pop_back();
-          } else {
-            s = static_cast<int64_t>(tails.size() / (2 * Kp));
-            tails.resize(tails.size() + 2 * Kp);
-          }
-          std::fill_n(&tails[size_t(s) * 2 * Kp], Kp, INT64_MIN);
-          Bl_[pr] = s;
-        }
-        t = &tails[size_t(s) * 2 * Kp];
-      }
-      raise(t, v.data(), Pp.data(), Kp, c.a * Q, c.b);
-    };
+    auto inBl = [&](uint32_t x) -> int64_t & { return Bl_[x]; };
+    bounds.reserve(messages_ / chunks * K);   // about one merge per message
     std::fill(v.begin(), v.end(), 0);
-    forEachSink(relax);
-    for (size_t i = E; i-- > 0;) {
-      const uint32_t e = static_cast<uint32_t>(i);
-      collect(e);
-      const int64_t s = Bl_[e];
-      if (s >= 0) {
-        std::copy_n(&tails[size_t(s) * 2 * Kp], 2 * Kp, v.begin());
-        freeTails.push_back(static_cast<uint32_t>(s));
+    forEachSink([&](uint32_t pr, Line c) {
+      int64_t *dst = Tv.data();
+      if (pr != None) {
+        if (Bl_[pr] < 0)
+          Bl_[pr] = takeTail(pool, pr);
+        dst = &pool.lanes[size_t(Bl_[pr]) * W];
       }
-      if (kept.size() >= 2)
-        for (size_t k = 0; k < K; ++k)
-          bounds.push_back(s >= 0 ? roundUp(double(v[k]) / double(Q)) : -INFINITY);
-      if (s >= 0)
-        for (const Candidate &cd : kept)
-          relax(cd.pred, cd.c);
+      raise(dst, v.data(), Pp.data(), Kp, c.a * Q, c.b);
+    });
+    for (size_t i = E; i-- > 0;) {
+      if (chunks > 1 && i >= chunkLen && (i + 1 == E || (i + 1) % chunkLen == 0)) {
+        // The top of chunk i / chunkLen: what its elements have from above.
+        Checkpoint &cp = checkpoints[i / chunkLen];
+        const size_t from = i / chunkLen * chunkLen;
+        for (size_t t = 0; t < pool.owner.size(); ++t)
+          if (pool.owner[t] != None && pool.owner[t] >= from && pool.owner[t] <= i) {
+            cp.owners.push_back(pool.owner[t]);
+            cp.lanes.insert(cp.lanes.end(), &pool.lanes[t * W], &pool.lanes[t * W] + W);
+          }
+      }
+      backStep(static_cast<uint32_t>(i), pool, inBl, 0, i < chunkLen);
     }
+    pool = TailPool{};
     pruning = std::all_of(Tv.begin(), Tv.begin() + ptrdiff_t(K), [](int64_t x) { return x > INT64_MIN; });
     for (size_t k = 0; k < K; ++k) {
       px[k] = double(P[k]) / double(Q);
@@ -859,8 +936,29 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi,
     if (pruning)
       kink(px[K - 1], static_cast<uint32_t>(K - 2));
     envStats_.samples = static_cast<uint32_t>(K);
-    envStats_.boundBytes = bounds.size() * sizeof(float);
+    envStats_.chunks = chunks;
+    if (chunks > 1)
+      sweeps_ += 1;   // the chunks' second pass, in all
   }
+  // The forward pass's chunk: run the backward pass again over it from its checkpoint.
+  std::vector<int64_t> local;
+  auto boundChunk = [&](size_t c) {
+    const size_t from = c * chunkLen, to = std::min(E, from + chunkLen);
+    bounds.clear();
+    local.assign(to - from, -1);
+    auto inLocal = [&](uint32_t x) -> int64_t & { return local[x - from]; };
+    Checkpoint &cp = checkpoints[c];
+    for (size_t j = 0; j < cp.owners.size(); ++j) {
+      const uint32_t t = takeTail(pool, cp.owners[j]);
+      std::copy_n(&cp.lanes[j * W], W, &pool.lanes[size_t(t) * W]);
+      local[cp.owners[j] - from] = t;
+    }
+    cp = Checkpoint{};
+    for (size_t i = to; i-- > from;)
+      backStep(static_cast<uint32_t>(i), pool, inLocal, static_cast<uint32_t>(from), true);
+    envStats_.boundBytes = std::max<uint64_t>(envStats_.boundBytes, bounds.size() * sizeof(float));
+  };
+  envStats_.boundBytes = bounds.size() * sizeof(float);
   envStats_.pruned = pruning;
   // Drops the lines of a merged envelope (hull) that are nowhere relevant, given the
   // merge's tail bounds u. Each line is judged on the interval where it is the
@@ -907,6 +1005,10 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi,
 
   for (size_t i = 0; i < E; ++i) {
     const uint32_t e = static_cast<uint32_t>(i);
+    if (pruning && i > 0 && i % chunkLen == 0) {
+      boundChunk(i / chunkLen);
+      boundAt = bounds.size();
+    }
     collect(e);
     const float *tail = nullptr;
     if (pruning && kept.size() >= 2) {

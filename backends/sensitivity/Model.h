@@ -116,9 +116,13 @@ public:
     uint64_t merges = 0;        // envelopes merged from two or more
     uint64_t linesMerged = 0;   // lines those merges read
     uint64_t linesPruned = 0;   // lines dropped as never critical
-    uint64_t boundBytes = 0;    // the merges' stored tail bounds
+    uint64_t boundBytes = 0;    // the merges' stored tail bounds (the largest chunk's)
+    uint64_t chunks = 0;        // how many pieces they were made in
   };
   const EnvelopeStats &lastEnvelope() const { return envStats_; }
+  /// The most the merges' tail bounds may take at once (default 4 GiB); beyond it
+  /// they are made in chunks, for up to one more backward pass.
+  void setPruningBudget(uint64_t bytes) { boundBudget_ = bytes; }
 
   uint64_t numElements() const { return kind_.size(); }
   uint64_t numMessages() const { return messages_; }
@@ -153,6 +157,7 @@ private:
   ModelOptions o_;
   uint64_t messages_ = 0, sweeps_ = 0;
   EnvelopeStats envStats_;
+  uint64_t boundBudget_ = uint64_t(4) << 30;
 
   // Elements in topological order.
   enum Kind : uint8_t { Calc, Send, Post, Msg, RaiseCpu, RaiseNic };

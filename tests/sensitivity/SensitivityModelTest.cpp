@@ -381,6 +381,20 @@ TEST(SensitivityModel, PruningLeavesFewLinesOnBarriers) {
   EXPECT_EQ(without.sweeps, 1u);
   EXPECT_LT(with.envelope.linesMerged * 5, without.envelope.linesMerged)
       << with.envelope.linesMerged << " against " << without.envelope.linesMerged;
+  EXPECT_EQ(with.envelope.chunks, 1u);
+  // With room for the bounds of a few merges only, they are made chunk by chunk, the
+  // backward pass running again over each but the lowest: the same curve.
+  m->setPruningBudget(16 << 10);
+  const Curve chunked = traceCurve(*m, Rational(0), Rational(100000), false, true);
+  EXPECT_GT(chunked.envelope.chunks, 10u);
+  EXPECT_LE(chunked.envelope.boundBytes, 20u << 10);
+  EXPECT_EQ(chunked.sweeps, 3u);
+  EXPECT_EQ(chunked.envelope.linesMerged, with.envelope.linesMerged);
+  ASSERT_EQ(chunked.segments.size(), without.segments.size());
+  for (size_t i = 0; i < chunked.segments.size(); ++i) {
+    EXPECT_EQ(chunked.segments[i].line.A, without.segments[i].line.A);
+    EXPECT_EQ(chunked.segments[i].line.B, without.segments[i].line.B);
+  }
   const Curve point = traceCurve(*m, Rational(500), Rational(500), false, true);
   EXPECT_FALSE(point.envelope.pruned);
 }
