@@ -32,8 +32,29 @@ Curve traceCurve(Model &m, const Rational &lo, const Rational &hi, bool checkCon
   c.lo = lo;
   c.hi = hi;
   const uint64_t sweeps0 = m.sweeps();
-  const std::vector<PathLine> lines = m.envelope(lo, hi, pruneByTails);
-  c.envelope = m.lastEnvelope();
+  // The ends first when contention is checked there: their tangents may settle the
+  // curve (the same slope on both sides: one line) or show that it has few breakpoints
+  // (slopes that differ little), when the plain pass is cheaper than pruning.
+  std::vector<Evaluation> ends;
+  if (checkContention)
+    for (const Rational &p : lo == hi ? std::vector<Rational>{lo} : std::vector<Rational>{lo, hi}) {
+      ends.push_back(m.evaluate(p, true));
+      ++c.pointsChecked;
+      if (ends.back().contention && !c.contention) {
+        c.contention = ends.back().contention;
+        c.contentionAt = p;
+      }
+    }
+  std::vector<PathLine> lines;
+  if (ends.size() == 2 && ends[0].right.B == ends[1].left.B) {
+    lines.push_back(ends[0].right);   // convex with equal slopes at both ends: a line
+  } else {
+    constexpr int64_t FewBreakpoints = 16;   // the slope gap at or below which not to prune
+    const bool few = ends.size() == 2 && m.slopesCountEvents() &&
+                     ends[1].left.B - ends[0].right.B <= FewBreakpoints;
+    lines = m.envelope(lo, hi, pruneByTails && !few);
+    c.envelope = m.lastEnvelope();
+  }
   // Consecutive lines (slopes rising) cross where the critical path changes.
   auto cross = [](const PathLine &u, const PathLine &v) {
     return Rational(u.A - v.A, Int128(v.B) - u.B);
@@ -41,16 +62,10 @@ Curve traceCurve(Model &m, const Rational &lo, const Rational &hi, bool checkCon
   for (size_t i = 0; i < lines.size(); ++i)
     c.segments.push_back({i ? cross(lines[i - 1], lines[i]) : lo,
                           i + 1 < lines.size() ? cross(lines[i], lines[i + 1]) : hi, lines[i]});
-  if (checkContention)
-    for (const Rational &p : lo == hi ? std::vector<Rational>{lo} : std::vector<Rational>{lo, hi}) {
-      Evaluation e = m.evaluate(p, true);
-      assert(e.value == c.valueAt(p) && "the envelope and a direct evaluation agree");
-      ++c.pointsChecked;
-      if (e.contention && !c.contention) {
-        c.contention = e.contention;
-        c.contentionAt = p;
-      }
-    }
+  for (const Evaluation &e : ends) {
+    assert(e.value == c.valueAt(e.at) && "the envelope and a direct evaluation agree");
+    (void)e;
+  }
   c.sweeps = m.sweeps() - sweeps0;
   return c;
 }

@@ -587,7 +587,6 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi,
                                     bool pruneByTails) {
   assert(lo <= hi && lo.num >= INT64_MIN && hi.num <= INT64_MAX && lo.den <= INT64_MAX &&
          hi.den <= INT64_MAX);
-  ++sweeps_;
   const Range rg{static_cast<int64_t>(lo.num), static_cast<int64_t>(lo.den),
                  static_cast<int64_t>(hi.num), static_cast<int64_t>(hi.den)};
   const bool point = lo == hi;
@@ -916,6 +915,16 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi,
     }
     pool = TailPool{};
     pruning = std::all_of(Tv.begin(), Tv.begin() + ptrdiff_t(K), [](int64_t x) { return x > INT64_MIN; });
+    if (pruning && Tv[Kp] == Tv[Kp + K - 1]) {
+      // The same critical slope at both ends: T, convex, is that one line over the
+      // range, and the forward pass has nothing to find.
+      const Int128 AQ = Int128(Tv[0]) - Int128(Tv[Kp]) * P[0];
+      assert(AQ % Q == 0 && "a path line has an integer intercept");
+      envStats_.pruned = true;
+      envStats_.samples = static_cast<uint32_t>(K);
+      envStats_.chunks = chunks;
+      return {PathLine{AQ / Q, Tv[Kp]}};
+    }
     for (size_t k = 0; k < K; ++k) {
       px[k] = double(P[k]) / double(Q);
       T0[k] = double(Tv[k]) / double(Q);
@@ -1001,6 +1010,7 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi,
     envStats_.linesPruned += h.size() - w;
     h.resize(w);
   };
+  ++sweeps_;   // the forward pass
   size_t boundAt = bounds.size();   // the forward pass reads the merges' bounds from the end
 
   for (size_t i = 0; i < E; ++i) {

@@ -125,6 +125,9 @@ public:
   void setPruningBudget(uint64_t bytes) { boundBudget_ = bytes; }
 
   uint64_t numElements() const { return kind_.size(); }
+  /// Whether T's slopes count things (messages, overheads, link traversals) rather
+  /// than bytes (G): then two ends' slopes bound the breakpoints between them.
+  bool slopesCountEvents() const { return o_.param != ParamKind::G; }
   uint64_t numMessages() const { return messages_; }
   /// Passes over the elements so far.
   uint64_t sweeps() const { return sweeps_; }
