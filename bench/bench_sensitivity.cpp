@@ -45,9 +45,9 @@ static cl::opt<bool> Contention("contention", cl::init(true),
 static cl::opt<bool> Prune("prune", cl::init(true),
                            cl::desc("Relevance pruning (a backward pass bounds the tails; "
                                     "default true, as -emit=sensitivity)"));
-static cl::opt<unsigned> BudgetMiB("bound-budget-mib", cl::init(4096),
+static cl::opt<unsigned> BudgetMiB("bound-budget-mib", cl::init(512),
                                    cl::desc("The most the merges' tail bounds may take at once "
-                                            "(MiB; beyond it, chunks; default 4096)"));
+                                            "(MiB; beyond it, chunks; default 512)"));
 static cl::opt<bool> Compare("compare", cl::init(false),
                              cl::desc("Also trace the curve the other way (-prune flipped) and "
                                       "say whether the segments are identical (default false)"));

@@ -49,7 +49,7 @@ Curve traceCurve(Model &m, const Rational &lo, const Rational &hi, bool checkCon
   if (ends.size() == 2 && ends[0].right.B == ends[1].left.B) {
     lines.push_back(ends[0].right);   // convex with equal slopes at both ends: a line
   } else {
-    constexpr int64_t FewBreakpoints = 16;   // the slope gap at or below which not to prune
+    constexpr int64_t FewBreakpoints = 64;   // the slope gap at or below which not to prune
     const bool few = ends.size() == 2 && m.slopesCountEvents() &&
                      ends[1].left.B - ends[0].right.B <= FewBreakpoints;
     lines = m.envelope(lo, hi, pruneByTails && !few);

@@ -120,7 +120,7 @@ public:
     uint64_t chunks = 0;        // how many pieces they were made in
   };
   const EnvelopeStats &lastEnvelope() const { return envStats_; }
-  /// The most the merges' tail bounds may take at once (default 4 GiB); beyond it
+  /// The most the merges' tail bounds may take at once (default 512 MiB); beyond it
   /// they are made in chunks, for up to one more backward pass.
   void setPruningBudget(uint64_t bytes) { boundBudget_ = bytes; }
 
@@ -160,7 +160,7 @@ private:
   ModelOptions o_;
   uint64_t messages_ = 0, sweeps_ = 0;
   EnvelopeStats envStats_;
-  uint64_t boundBudget_ = uint64_t(4) << 30;
+  uint64_t boundBudget_ = uint64_t(512) << 20;
 
   // Elements in topological order.
   enum Kind : uint8_t { Calc, Send, Post, Msg, RaiseCpu, RaiseNic };

@@ -33,10 +33,12 @@ cl::opt<bool> OptContention(
     cl::cat(opts::simCategory()));
 cl::opt<bool> OptPrune(
     "sensitivity-prune", cl::init(true),
-    cl::desc("First bound every operation's longest path to the end at up to 34 points of the range "
-             "(one backward pass; 4 bytes per message and point), then leave out of the "
-             "envelopes the path lines no critical path goes through: the same curve, much "
-             "faster on large schedules (default true)"),
+    cl::desc("First bound every operation's longest path to the end at up to 34 points of the "
+             "range (one backward pass; 4 bytes per message and point, in chunks beyond 512 "
+             "MiB), then leave out of the envelopes the path lines no critical path goes "
+             "through: the same curve, much faster when it has many breakpoints; skipped "
+             "when the slopes at the ends, evaluated for the contention check, show few "
+             "(default true)"),
     cl::cat(opts::simCategory()));
 cl::opt<bool> OptCompare(
     "sensitivity-compare", cl::init(true),
