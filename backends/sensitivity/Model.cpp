@@ -11,11 +11,11 @@
 #include <cassert>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
-#include <iterator>
 
 namespace infracc::sens {
 

@@ -106,7 +106,7 @@ public:
   /// time is kept as such an envelope only until the last element reading it.
   /// pruneByTails: one backward pass first bounds every element's path to the end, and
   /// merges drop the lines no critical path can go through (the result is the same;
-  /// the pass costs 4 bytes per merge and sample, lastEnvelope().boundBytes).
+  /// the bounds take 4 bytes per merge and sample, in chunks beyond setPruningBudget()).
   std::vector<PathLine> envelope(const Rational &lo, const Rational &hi,
                                  bool pruneByTails = true);
   /// What the last envelope() did.

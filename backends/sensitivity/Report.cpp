@@ -72,9 +72,12 @@ void writeText(llvm::raw_ostream &os, const SensitivityReport &r) {
                       diff == Rational(0) ? "equal"
                                           : fmt::format("the analysis differs by {} ns", dec(diff)));
   }
+  const char *bounding = !c.envelope.pruned        ? ""
+                         : c.envelope.chunks > 1 ? ", two bounding every element's path to the end "
+                                                   "(the second chunk by chunk)"
+                                                 : ", one bounding every element's path to the end";
   os << fmt::format("{} sweeps over {} elements ({} messages){}\n", c.sweeps, r.elements,
-                    r.messages,
-                    c.envelope.pruned ? ", one bounding every element's path to the end" : "");
+                    r.messages, bounding);
 }
 
 void writeJson(llvm::raw_ostream &os, const SensitivityReport &r) {

@@ -152,6 +152,13 @@ TEST(SensitivityCurve, ContentionIsCheckedAtTheEndsOfTheRange) {
   EXPECT_EQ(out.find("contention"), std::string::npos) << out;
   EXPECT_NE(out.find("\n2 sweeps over 7 elements (1 messages), one bounding"), std::string::npos)
       << out;
+  // The JSON report says what pruning did: 34 sample points, two merges (the message's
+  // receipt and the end), nothing to drop in so small a schedule.
+  out = report({"-range=0:1us", "-sensitivity-contention=false", "-format=json"});
+  EXPECT_NE(out.find("\"sweeps\": 2,\n  \"pruning\": {\n    \"samples\": 34,\n    \"merges\": "
+                     "2,\n    \"lines_merged\": 5,\n    \"lines_dropped\": 0\n  },"),
+            std::string::npos)
+      << out;
   out = report({"-range=0:1us", "-sensitivity-contention=false", "-sensitivity-prune=false"});
   EXPECT_NE(out.find("\n1 sweeps over 7 elements (1 messages)\n"), std::string::npos) << out;
 }
