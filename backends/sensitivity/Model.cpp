@@ -487,14 +487,6 @@ namespace {
 /// in 64-bit integers.
 bool chooseSamples(const Rational &lo, const Rational &hi, int64_t &Q, std::vector<int64_t> &P) {
   constexpr int Halvings = 16;
-  auto gcd = [](Int128 a, Int128 b) {
-    while (b != 0) {
-      const Int128 t = a % b;
-      a = b;
-      b = t;
-    }
-    return a;
-  };
   const Int128 L = lo.den / gcd(lo.den, hi.den) * hi.den;
   if (L > (Int128(1) << 20))
     return false;
@@ -604,8 +596,7 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi,
   bool pruning = pruneByTails && !point && chooseSamples(lo, hi, Q, P);
   // With pruning, a bound on every path's scaled value: the most any candidate of each
   // element adds, summed. Below 2^62, the tails' 64-bit arithmetic cannot overflow.
-  auto abs128 = [](Int128 x) { return x < 0 ? -x : x; };
-  const Int128 Pmax = pruning ? std::max(abs128(P.front()), abs128(P.back())) : 0;
+  const Int128 Pmax = pruning ? std::max(absolute(P.front()), absolute(P.back())) : 0;
   Int128 most = 0, pathBound = 0;
   auto count = [&](uint32_t pr, Line c) {
     if (pr != None) {
@@ -613,7 +604,7 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi,
       ++uses[pr];
     }
     if (pruning)
-      most = std::max(most, abs128(c.a) * Q + abs128(c.b) * Pmax);
+      most = std::max(most, absolute(c.a) * Q + absolute(c.b) * Pmax);
   };
   const Int128 boundLimit = Int128(1) << 62;
   for (size_t e = 0; e < E; ++e) {
@@ -828,10 +819,25 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi,
 #else
   auto raise = raiseTails;
 #endif
-  std::vector<int64_t> v(W), Tv(W, INT64_MIN);   // the tail being passed on; T's own
+  std::vector<int64_t> Tv(W, INT64_MIN);   // T's own tail lanes (values, slopes)
+  // Raises pred's tail (T's for None) to the tail in lanes `from` (an index into the
+  // pool, or -1 for the end's zero tail) plus cost c. slotOf(x): x's slot or -1.
+  const std::vector<int64_t> zeroTail(W, 0);
+  auto raiseInto = [&](TailPool &pool, auto &&slotOf, uint32_t pred, int64_t from, Line c) {
+    int64_t *dst = Tv.data();
+    if (pred != None) {
+      int64_t &ps = slotOf(pred);
+      if (ps < 0)
+        ps = takeTail(pool, pred);   // (may move the lanes: addresses after it)
+      dst = &pool.lanes[size_t(ps) * W];
+    }
+    const int64_t *src = from >= 0 ? &pool.lanes[size_t(from) * W] : zeroTail.data();
+    raise(dst, src, Pp.data(), Kp, c.a * Q, c.b);
+  };
   // One step back over element e: its tail is final (what its readers gave it); the
   // candidates the forward pass keeps get it plus their cost, those at `lowest` or
-  // above only; a merge records its bounds when `store`. slotOf(x): x's slot or -1.
+  // above only (T only in the first pass, lowest 0); a merge records its bounds when
+  // `store`.
   auto backStep = [&](uint32_t e, TailPool &pool, auto &&slotOf, uint32_t lowest, bool store) {
     collect(e);
     int64_t &own = slotOf(e);
@@ -843,12 +849,13 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi,
         bounds.push_back(mine ? roundUp(double(mine[k]) / double(Q)) : -INFINITY);
     if (t < 0)
       return;
-    // Who gets the tail: T (in the first pass) and the kept candidates at `lowest` or
-    // above.
+    auto takes = [&](const Candidate &cd) {
+      return cd.pred == None ? lowest == 0 : cd.pred >= lowest;
+    };
     size_t takers = 0;
     const Candidate *only = nullptr;
     for (const Candidate &cd : kept)
-      if (cd.pred == None ? lowest == 0 : cd.pred >= lowest) {
+      if (takes(cd)) {
         ++takers;
         only = &cd;
       }
@@ -865,20 +872,9 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi,
       slotOf(only->pred) = t;
       return;
     }
-    for (const Candidate &cd : kept) {
-      int64_t *dst = Tv.data();
-      if (cd.pred != None) {
-        if (cd.pred < lowest)
-          continue;
-        int64_t &ps = slotOf(cd.pred);
-        if (ps < 0)
-          ps = takeTail(pool, cd.pred);   // (may move the lanes: addresses after it)
-        dst = &pool.lanes[size_t(ps) * W];
-      } else if (lowest > 0) {
-        continue;   // T is the first pass's
-      }
-      raise(dst, &pool.lanes[size_t(t) * W], Pp.data(), Kp, cd.c.a * Q, cd.c.b);
-    }
+    for (const Candidate &cd : kept)
+      if (takes(cd))
+        raiseInto(pool, slotOf, cd.pred, t, cd.c);
     pool.owner[size_t(t)] = None;
     pool.free.push_back(static_cast<uint32_t>(t));
   };
@@ -890,16 +886,7 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi,
     std::fill(Bl_.begin(), Bl_.end(), -1);
     auto inBl = [&](uint32_t x) -> int64_t & { return Bl_[x]; };
     bounds.reserve(messages_ / chunks * K);   // about one merge per message
-    std::fill(v.begin(), v.end(), 0);
-    forEachSink([&](uint32_t pr, Line c) {
-      int64_t *dst = Tv.data();
-      if (pr != None) {
-        if (Bl_[pr] < 0)
-          Bl_[pr] = takeTail(pool, pr);
-        dst = &pool.lanes[size_t(Bl_[pr]) * W];
-      }
-      raise(dst, v.data(), Pp.data(), Kp, c.a * Q, c.b);
-    });
+    forEachSink([&](uint32_t pr, Line c) { raiseInto(pool, inBl, pr, -1, c); });
     for (size_t i = E; i-- > 0;) {
       if (chunks > 1 && i >= chunkLen && (i + 1 == E || (i + 1) % chunkLen == 0)) {
         // The top of chunk i / chunkLen: what its elements have from above.

@@ -4,8 +4,8 @@
 
 namespace infracc::sens {
 
-static Int128 absolute(Int128 v) { return v < 0 ? -v : v; }
-static Int128 gcd(Int128 a, Int128 b) {
+Int128 absolute(Int128 v) { return v < 0 ? -v : v; }
+Int128 gcd(Int128 a, Int128 b) {
   a = absolute(a);
   b = absolute(b);
   while (b) {

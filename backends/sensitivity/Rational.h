@@ -39,6 +39,10 @@ struct Rational {
   friend bool operator>=(const Rational &a, const Rational &b) { return !(a < b); }
 };
 
+/// |v|, and the greatest common divisor of |a| and |b| (std's do not take __int128).
+Int128 absolute(Int128 v);
+Int128 gcd(Int128 a, Int128 b);
+
 /// Decimal text: "400", "884.5", "333.333333" (at most `digits` decimals, rounded to
 /// nearest, trailing zeros dropped).
 std::string formatDecimal(const Rational &r, unsigned digits = 6);

@@ -133,7 +133,6 @@ void FlowSharing::admit(uint32_t f, double now) {
     settle(classes_[ci], now);
   }
   Class &c = classes_[ci];
-  ++c.n;
   c.members.push_back({c.served + double(fl.bytes), fl.seq, f});
   std::push_heap(c.members.begin(), c.members.end(), std::greater<>());
   c.first = c.members.front();
@@ -172,7 +171,7 @@ void FlowSharing::drainFirst(uint32_t ci, double now) {
   c.queued = false;
   --active_;
   freeSlots_.push_back(m.flow);
-  if (--c.n == 0) {
+  if (c.members.empty()) {
     for (const RouteHop &h : route(fl.route)) {
       std::vector<uint32_t> &v = onLink_[h.link];
       auto it = std::find(v.begin(), v.end(), ci);
@@ -320,7 +319,7 @@ void FlowSharing::recompute(double now) {
   }
   for (uint32_t ci : compClasses_)
     for (const RouteHop &h : route(classes_[ci].route)) {
-      weight_[h.link] += h.weight * classes_[ci].n;
+      weight_[h.link] += h.weight * double(classes_[ci].members.size());
       ++unfrozen_[h.link];
     }
   // Progressive filling. Freezing classes at the lowest share only raises the share of
@@ -355,15 +354,16 @@ void FlowSharing::recompute(double now) {
         continue;
       c.frozen = true;
       c.rate = share;
+      const double n = double(c.members.size());
       for (const RouteHop &h : route(c.route)) {
-        load_[h.link] += h.weight * c.n * share;
-        weight_[h.link] -= h.weight * c.n;
+        load_[h.link] += h.weight * n * share;
+        weight_[h.link] -= h.weight * n;
         --unfrozen_[h.link];
       }
     }
   }
   for (uint32_t ci : compClasses_) {
-    rateUpdates_ += classes_[ci].n;
+    rateUpdates_ += classes_[ci].members.size();
     project(ci);
   }
 }

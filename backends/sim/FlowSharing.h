@@ -106,7 +106,6 @@ private:
   };
   struct Class {
     uint32_t route = 0;
-    uint32_t n = 0;              // members
     double served = 0, since = 0, rate = 0;   // served as of `since`; rate per member
     double finish = Never;       // projected drain of the first member
     uint32_t version = 0;        // bumped when the first member may have changed

@@ -152,8 +152,11 @@ TEST(SensitivityCurve, ContentionIsCheckedAtTheEndsOfTheRange) {
   EXPECT_EQ(out.find("contention"), std::string::npos) << out;
   EXPECT_NE(out.find("\n2 sweeps over 7 elements (1 messages), one bounding"), std::string::npos)
       << out;
-  // The JSON report says what pruning did: 34 sample points, two merges (the message's
-  // receipt and the end), nothing to drop in so small a schedule.
+  // The JSON report says what pruning did. 34 sample points: 0, then 1000 ns times
+  // 2^(-j/2) for j = 32..0, all distinct at this range's scale. Two merges: the message's
+  // receipt (the arrival's one line and the posted recv's one line: 2 read; its result
+  // is T's two lines, max(1515, L + 1115)) and the end (rank 0's one line and rank 1's
+  // two: 3 read), 5 lines in all. Nothing dropped: both lines of the receipt are T's.
   out = report({"-range=0:1us", "-sensitivity-contention=false", "-format=json"});
   EXPECT_NE(out.find("\"sweeps\": 2,\n  \"pruning\": {\n    \"samples\": 34,\n    \"merges\": "
                      "2,\n    \"lines_merged\": 5,\n    \"lines_dropped\": 0\n  },"),
