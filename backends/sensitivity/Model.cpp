@@ -586,7 +586,8 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi,
 
   // How many candidates read each element, so that its envelope is dropped after the
   // last one (at most six: the next element on its cpu, twice when G varies, on its
-  // nic, a message or two raises, a sink).
+  // nic, a message or two raises, a sink). Counted by the backward pass when there is
+  // one, else by a pass of its own.
   std::vector<uint8_t> uses;
   reserveHugePages(uses, E);
   uses.assign(E, 0);
@@ -594,8 +595,9 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi,
   int64_t Q = 1;
   std::vector<int64_t> P;
   bool pruning = pruneByTails && !point && chooseSamples(lo, hi, Q, P);
-  // With pruning, a bound on every path's scaled value: the most any candidate of each
-  // element adds, summed. Below 2^62, the tails' 64-bit arithmetic cannot overflow.
+  // With pruning, a bound on the scaled value of every path the backward pass has
+  // followed so far: the most any candidate of each element adds, summed. While it is
+  // below 2^62, the tails' 64-bit arithmetic cannot overflow; beyond, no pruning.
   const Int128 Pmax = pruning ? std::max(absolute(P.front()), absolute(P.back())) : 0;
   Int128 most = 0, pathBound = 0;
   auto count = [&](uint32_t pr, Line c) {
@@ -607,14 +609,6 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi,
       most = std::max(most, absolute(c.a) * Q + absolute(c.b) * Pmax);
   };
   const Int128 boundLimit = Int128(1) << 62;
-  for (size_t e = 0; e < E; ++e) {
-    forEachCandidate(static_cast<uint32_t>(e), count);
-    pathBound = std::min(pathBound + most, boundLimit);
-    most = 0;
-  }
-  forEachSink(count);
-  pathBound += most;
-  pruning = pruning && pathBound < boundLimit;
 
   // Envelopes live in slots; an element whose time is one earlier element's plus a
   // line shares that element's slot (a calc, a post: most elements), so only maxima
@@ -739,20 +733,42 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi,
     }
     return nonNegative(Line{path.a + y.c.a - x.c.a, path.b + y.c.b - x.c.b});
   };
+  // Returns which candidates it kept (bit i: cands[i]).
   auto prune = [&] {
     kept.clear();
+    uint8_t mask = 0;
     for (size_t i = 0; i < cands.size(); ++i) {
       bool drop = false;
       for (size_t j = 0; j < cands.size() && !drop; ++j)
         drop = j != i && below(cands[i], cands[j]);
-      if (!drop)
+      if (!drop) {
         kept.push_back(cands[i]);
+        mask |= uint8_t(1u << i);
+      }
     }
+    return mask;
   };
+  // The backward pass, when it ran to the end, keeps each element's choice for the
+  // passes after it (the walks along cpu chains that `below` makes cost as much as
+  // the rest of the step).
+  std::vector<uint8_t> keptMask;
+  bool masked = false;
   auto collect = [&](uint32_t e) {
     cands.clear();
-    forEachCandidate(e, [&](uint32_t pr, Line c) { cands.push_back({pr, c}); });
-    prune();
+    forEachCandidate(e, [&](uint32_t pr, Line c) {
+      assert(cands.size() < 8 && "an element has at most six candidates");
+      cands.push_back({pr, c});
+    });
+    if (!masked) {
+      const uint8_t mask = prune();
+      if (!keptMask.empty())
+        keptMask[e] = mask;
+      return;
+    }
+    kept.clear();
+    for (size_t i = 0, m = keptMask[e]; m; ++i, m >>= 1)
+      if (m & 1)
+        kept.push_back(cands[i]);
   };
 
   // Relevance pruning. A line of an element's envelope matters only where a path
@@ -840,6 +856,14 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi,
   // `store`.
   auto backStep = [&](uint32_t e, TailPool &pool, auto &&slotOf, uint32_t lowest, bool store) {
     collect(e);
+    if (!masked) {   // the first pass: also what count() gathers
+      for (const Candidate &cd : cands)
+        count(cd.pred, cd.c);
+      pathBound += most;
+      most = 0;
+      if (pathBound >= boundLimit)
+        return false;
+    }
     int64_t &own = slotOf(e);
     const int64_t t = own;
     own = -1;
@@ -848,7 +872,7 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi,
       for (size_t k = 0; k < K; ++k)
         bounds.push_back(mine ? roundUp(double(mine[k]) / double(Q)) : -INFINITY);
     if (t < 0)
-      return;
+      return true;
     auto takes = [&](const Candidate &cd) {
       return cd.pred == None ? lowest == 0 : cd.pred >= lowest;
     };
@@ -870,13 +894,14 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi,
       }
       pool.owner[size_t(t)] = only->pred;
       slotOf(only->pred) = t;
-      return;
+      return true;
     }
     for (const Candidate &cd : kept)
       if (takes(cd))
         raiseInto(pool, slotOf, cd.pred, t, cd.c);
     pool.owner[size_t(t)] = None;
     pool.free.push_back(static_cast<uint32_t>(t));
+    return true;
   };
   TailPool pool;
   if (pruning) {
@@ -886,8 +911,15 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi,
     std::fill(Bl_.begin(), Bl_.end(), -1);
     auto inBl = [&](uint32_t x) -> int64_t & { return Bl_[x]; };
     bounds.reserve(messages_ / chunks * K);   // about one merge per message
-    forEachSink([&](uint32_t pr, Line c) { raiseInto(pool, inBl, pr, -1, c); });
-    for (size_t i = E; i-- > 0;) {
+    reserveHugePages(keptMask, E);
+    keptMask.resize(E);
+    forEachSink(count);
+    pathBound = most;
+    most = 0;
+    pruning = pathBound < boundLimit;
+    if (pruning)
+      forEachSink([&](uint32_t pr, Line c) { raiseInto(pool, inBl, pr, -1, c); });
+    for (size_t i = E; pruning && i-- > 0;) {
       if (chunks > 1 && i >= chunkLen && (i + 1 == E || (i + 1) % chunkLen == 0)) {
         // The top of chunk i / chunkLen: what its elements have from above.
         Checkpoint &cp = checkpoints[i / chunkLen];
@@ -898,10 +930,17 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi,
             cp.lanes.insert(cp.lanes.end(), &pool.lanes[t * W], &pool.lanes[t * W] + W);
           }
       }
-      backStep(static_cast<uint32_t>(i), pool, inBl, 0, i < chunkLen);
+      pruning = backStep(static_cast<uint32_t>(i), pool, inBl, 0, i < chunkLen);
     }
     pool = TailPool{};
-    pruning = std::all_of(Tv.begin(), Tv.begin() + ptrdiff_t(K), [](int64_t x) { return x > INT64_MIN; });
+    if (!pruning) {   // the paths may be too long for 64 bits: the curve without pruning
+      keptMask = {};
+      bounds = {};
+      checkpoints.assign(1, Checkpoint{});
+      uses.assign(E, 0);
+    }
+    masked = pruning;
+    pruning = pruning && std::all_of(Tv.begin(), Tv.begin() + ptrdiff_t(K), [](int64_t x) { return x > INT64_MIN; });
     if (pruning && Tv[Kp] == Tv[Kp + K - 1]) {
       // The same critical slope at both ends: T, convex, is that one line over the
       // range, and the forward pass has nothing to find.
@@ -935,6 +974,11 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi,
     envStats_.chunks = chunks;
     if (chunks > 1)
       sweeps_ += 1;   // the chunks' second pass, in all
+  }
+  if (!masked) {
+    for (size_t e = 0; e < E; ++e)
+      forEachCandidate(static_cast<uint32_t>(e), count);
+    forEachSink(count);
   }
   // The forward pass's chunk: run the backward pass again over it from its checkpoint.
   std::vector<int64_t> local;
