@@ -968,12 +968,13 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi,
         kink(std::clamp(double(num) / double(den), px[k], px[k + 1]), k);
       }
     }
-    if (pruning)
+    if (pruning) {
       kink(px[K - 1], static_cast<uint32_t>(K - 2));
-    envStats_.samples = static_cast<uint32_t>(K);
-    envStats_.chunks = chunks;
-    if (chunks > 1)
-      sweeps_ += 1;   // the chunks' second pass, in all
+      envStats_.samples = static_cast<uint32_t>(K);
+      envStats_.chunks = chunks;
+      if (chunks > 1)
+        sweeps_ += 1;   // the chunks' second pass, in all
+    }
   }
   if (!masked) {
     for (size_t e = 0; e < E; ++e)

@@ -325,6 +325,10 @@ TEST(SensitivityModel, PruningKeepsTheCurve) {
         // 64-bit values: then it is left out, and says so.
         ASSERT_EQ(with.envelope.pruned, cs.f.maxBytes < (uint64_t(1) << 40)) << cs.f.name;
         ASSERT_FALSE(without.envelope.pruned);
+        if (!with.envelope.pruned) {   // also when the backward pass stopped part way
+          ASSERT_EQ(with.envelope.samples, 0u) << cs.f.name;
+          ASSERT_EQ(with.envelope.chunks, 0u) << cs.f.name;
+        }
         ASSERT_EQ(with.segments.size(), without.segments.size()) << cs.f.name << " " << n;
         for (size_t i = 0; i < with.segments.size(); ++i) {
           ASSERT_EQ(with.segments[i].start, without.segments[i].start) << cs.f.name << " " << n;
