@@ -529,6 +529,14 @@ void raiseTails(int64_t *t, const int64_t *v, const int64_t *P, size_t K, int64_
   }
 }
 
+/// A tail's first value: v + cost in every lane, with v's slopes plus the cost's.
+void setTails(int64_t *t, const int64_t *v, const int64_t *P, size_t K, int64_t ca, int64_t cb) {
+  for (size_t k = 0; k < K; ++k) {
+    t[k] = v[k] + ca + (cb == 0 ? 0 : cb * P[k]);
+    t[K + k] = v[K + k] + cb;
+  }
+}
+
 #if defined(__x86_64__)
 [[gnu::target("avx2")]] void raiseTailsAvx2(int64_t *t, const int64_t *v, const int64_t *P,
                                             size_t K, int64_t ca, int64_t cb) {
@@ -733,7 +741,8 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi,
     }
     return nonNegative(Line{path.a + y.c.a - x.c.a, path.b + y.c.b - x.c.b});
   };
-  // Returns which candidates it kept (bit i: cands[i]).
+  // Returns which candidates it kept (bit i: cands[i]; an element has at most six, the
+  // sinks' maximum one per clock and no use for the mask).
   auto prune = [&] {
     kept.clear();
     uint8_t mask = 0;
@@ -743,7 +752,8 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi,
         drop = j != i && below(cands[i], cands[j]);
       if (!drop) {
         kept.push_back(cands[i]);
-        mask |= uint8_t(1u << i);
+        if (i < 8)
+          mask |= uint8_t(1u << i);
       }
     }
     return mask;
@@ -783,6 +793,7 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi,
   // through stays, and so T is unchanged (docs/sensitivity.md). Only merges keep their
   // tails (K floats each, rounded up), in reverse element order.
   const size_t K = P.size();
+  const double invQ = 1.0 / double(Q);
   std::vector<float> bounds;
   std::vector<double> px(K), T0(K), Tslope(K);   // the samples, T and a tangent there
   // T's lower bound on sample interval k: the larger of the tangents at its ends (the
@@ -827,8 +838,7 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi,
       pool.lanes.resize(pool.lanes.size() + W);
     }
     pool.owner[t] = owner;
-    std::fill_n(&pool.lanes[size_t(t) * W], Kp, INT64_MIN);
-    return t;
+    return t;   // its lanes are written next (setTails, a checkpoint's copy)
   };
 #if defined(__x86_64__)
   auto raise = __builtin_cpu_supports("avx2") ? raiseTailsAvx2 : raiseTails;
@@ -843,8 +853,12 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi,
     int64_t *dst = Tv.data();
     if (pred != None) {
       int64_t &ps = slotOf(pred);
-      if (ps < 0)
+      if (ps < 0) {
         ps = takeTail(pool, pred);   // (may move the lanes: addresses after it)
+        const int64_t *src = from >= 0 ? &pool.lanes[size_t(from) * W] : zeroTail.data();
+        setTails(&pool.lanes[size_t(ps) * W], src, Pp.data(), Kp, c.a * Q, c.b);
+        return;
+      }
       dst = &pool.lanes[size_t(ps) * W];
     }
     const int64_t *src = from >= 0 ? &pool.lanes[size_t(from) * W] : zeroTail.data();
@@ -868,9 +882,15 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi,
     const int64_t t = own;
     own = -1;
     const int64_t *mine = t >= 0 ? &pool.lanes[size_t(t) * W] : nullptr;
-    if (store && kept.size() >= 2)
+    if (store && kept.size() >= 2) {
+      const size_t at = bounds.size();
+      bounds.resize(at + K);
+      float *b = &bounds[at];
+      // Times 1/Q rather than divided by Q: the product is off by a few parts in 2^53,
+      // far inside the float step roundUp adds.
       for (size_t k = 0; k < K; ++k)
-        bounds.push_back(mine ? roundUp(double(mine[k]) / double(Q)) : -INFINITY);
+        b[k] = mine ? roundUp(double(mine[k]) * invQ) : -INFINITY;
+    }
     if (t < 0)
       return true;
     auto takes = [&](const Candidate &cd) {
@@ -929,6 +949,12 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi,
             cp.owners.push_back(pool.owner[t]);
             cp.lanes.insert(cp.lanes.end(), &pool.lanes[t * W], &pool.lanes[t * W] + W);
           }
+      }
+      if (i >= 8) {   // the slots an element a few steps on raises: far back, at random
+        const size_t j = i - 8;
+        for (uint32_t x : {cpuPrev_[j], nicPrev_[j], aux_[j]})
+          if (x != None)
+            __builtin_prefetch(&Bl_[x]);
       }
       pruning = backStep(static_cast<uint32_t>(i), pool, inBl, 0, i < chunkLen);
     }
