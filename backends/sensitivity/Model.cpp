@@ -558,6 +558,24 @@ void setTails(int64_t *t, const int64_t *v, const int64_t *P, size_t K, int64_t 
     _mm256_storeu_si256(ts, _mm256_blendv_epi8(_mm256_loadu_si256(ts), slope, up));
   }
 }
+
+[[gnu::target("avx2")]] void setTailsAvx2(int64_t *t, const int64_t *v, const int64_t *P,
+                                          size_t K, int64_t ca, int64_t cb) {
+  const __m256i a = _mm256_set1_epi64x(ca), b = _mm256_set1_epi64x(cb);
+  for (size_t k = 0; k < K; k += 4) {
+    __m256i x = _mm256_add_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(v + k)), a);
+    if (cb == 1) {
+      x = _mm256_add_epi64(x, _mm256_loadu_si256(reinterpret_cast<const __m256i *>(P + k)));
+    } else if (cb != 0) {
+      alignas(32) int64_t c[4] = {cb * P[k], cb * P[k + 1], cb * P[k + 2], cb * P[k + 3]};
+      x = _mm256_add_epi64(x, _mm256_load_si256(reinterpret_cast<const __m256i *>(c)));
+    }
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(t + k), x);
+    _mm256_storeu_si256(
+        reinterpret_cast<__m256i *>(t + K + k),
+        _mm256_add_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(v + K + k)), b));
+  }
+}
 #endif
 
 /// A float at least x (finite): stored tail bounds may only err upwards. The float
@@ -841,9 +859,12 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi,
     return t;   // its lanes are written next (setTails, a checkpoint's copy)
   };
 #if defined(__x86_64__)
-  auto raise = __builtin_cpu_supports("avx2") ? raiseTailsAvx2 : raiseTails;
+  const bool avx2 = __builtin_cpu_supports("avx2");
+  auto raise = avx2 ? raiseTailsAvx2 : raiseTails;
+  auto set = avx2 ? setTailsAvx2 : setTails;
 #else
   auto raise = raiseTails;
+  auto set = setTails;
 #endif
   std::vector<int64_t> Tv(W, INT64_MIN);   // T's own tail lanes (values, slopes)
   // Raises pred's tail (T's for None) to the tail in lanes `from` (an index into the
@@ -856,7 +877,7 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi,
       if (ps < 0) {
         ps = takeTail(pool, pred);   // (may move the lanes: addresses after it)
         const int64_t *src = from >= 0 ? &pool.lanes[size_t(from) * W] : zeroTail.data();
-        setTails(&pool.lanes[size_t(ps) * W], src, Pp.data(), Kp, c.a * Q, c.b);
+        set(&pool.lanes[size_t(ps) * W], src, Pp.data(), Kp, c.a * Q, c.b);
         return;
       }
       dst = &pool.lanes[size_t(ps) * W];
