@@ -538,17 +538,24 @@ void setTails(int64_t *t, const int64_t *v, const int64_t *P, size_t K, int64_t 
 }
 
 #if defined(__x86_64__)
+/// v + ca + cb * P in lanes k to k + 3.
+[[gnu::target("avx2"), gnu::always_inline]] inline __m256i
+costedLanes(const int64_t *v, const int64_t *P, size_t k, __m256i a, int64_t cb) {
+  __m256i x = _mm256_add_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(v + k)), a);
+  if (cb == 1) {
+    x = _mm256_add_epi64(x, _mm256_loadu_si256(reinterpret_cast<const __m256i *>(P + k)));
+  } else if (cb != 0) {   // AVX2 has no 64-bit multiply
+    alignas(32) int64_t c[4] = {cb * P[k], cb * P[k + 1], cb * P[k + 2], cb * P[k + 3]};
+    x = _mm256_add_epi64(x, _mm256_load_si256(reinterpret_cast<const __m256i *>(c)));
+  }
+  return x;
+}
+
 [[gnu::target("avx2")]] void raiseTailsAvx2(int64_t *t, const int64_t *v, const int64_t *P,
                                             size_t K, int64_t ca, int64_t cb) {
   const __m256i a = _mm256_set1_epi64x(ca), b = _mm256_set1_epi64x(cb);
   for (size_t k = 0; k < K; k += 4) {
-    __m256i x = _mm256_add_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(v + k)), a);
-    if (cb == 1) {
-      x = _mm256_add_epi64(x, _mm256_loadu_si256(reinterpret_cast<const __m256i *>(P + k)));
-    } else if (cb != 0) {   // AVX2 has no 64-bit multiply
-      alignas(32) int64_t c[4] = {cb * P[k], cb * P[k + 1], cb * P[k + 2], cb * P[k + 3]};
-      x = _mm256_add_epi64(x, _mm256_load_si256(reinterpret_cast<const __m256i *>(c)));
-    }
+    const __m256i x = costedLanes(v, P, k, a, cb);
     __m256i *tv = reinterpret_cast<__m256i *>(t + k), *ts = reinterpret_cast<__m256i *>(t + K + k);
     const __m256i old = _mm256_loadu_si256(tv);
     const __m256i up = _mm256_cmpgt_epi64(x, old);
@@ -563,14 +570,7 @@ void setTails(int64_t *t, const int64_t *v, const int64_t *P, size_t K, int64_t 
                                           size_t K, int64_t ca, int64_t cb) {
   const __m256i a = _mm256_set1_epi64x(ca), b = _mm256_set1_epi64x(cb);
   for (size_t k = 0; k < K; k += 4) {
-    __m256i x = _mm256_add_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(v + k)), a);
-    if (cb == 1) {
-      x = _mm256_add_epi64(x, _mm256_loadu_si256(reinterpret_cast<const __m256i *>(P + k)));
-    } else if (cb != 0) {
-      alignas(32) int64_t c[4] = {cb * P[k], cb * P[k + 1], cb * P[k + 2], cb * P[k + 3]};
-      x = _mm256_add_epi64(x, _mm256_load_si256(reinterpret_cast<const __m256i *>(c)));
-    }
-    _mm256_storeu_si256(reinterpret_cast<__m256i *>(t + k), x);
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(t + k), costedLanes(v, P, k, a, cb));
     _mm256_storeu_si256(
         reinterpret_cast<__m256i *>(t + K + k),
         _mm256_add_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(v + K + k)), b));
