@@ -856,7 +856,7 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi,
       pool.lanes.resize(pool.lanes.size() + W);
     }
     pool.owner[t] = owner;
-    return t;   // its lanes are written next (setTails, a checkpoint's copy)
+    return t;   // its lanes are written next (set, or a checkpoint's copy)
   };
 #if defined(__x86_64__)
   const bool avx2 = __builtin_cpu_supports("avx2");
@@ -872,18 +872,16 @@ std::vector<PathLine> Model::envelope(const Rational &lo, const Rational &hi,
   const std::vector<int64_t> zeroTail(W, 0);
   auto raiseInto = [&](TailPool &pool, auto &&slotOf, uint32_t pred, int64_t from, Line c) {
     int64_t *dst = Tv.data();
+    bool fresh = false;   // a new slot is set, not raised
     if (pred != None) {
       int64_t &ps = slotOf(pred);
-      if (ps < 0) {
+      fresh = ps < 0;
+      if (fresh)
         ps = takeTail(pool, pred);   // (may move the lanes: addresses after it)
-        const int64_t *src = from >= 0 ? &pool.lanes[size_t(from) * W] : zeroTail.data();
-        set(&pool.lanes[size_t(ps) * W], src, Pp.data(), Kp, c.a * Q, c.b);
-        return;
-      }
       dst = &pool.lanes[size_t(ps) * W];
     }
     const int64_t *src = from >= 0 ? &pool.lanes[size_t(from) * W] : zeroTail.data();
-    raise(dst, src, Pp.data(), Kp, c.a * Q, c.b);
+    (fresh ? set : raise)(dst, src, Pp.data(), Kp, c.a * Q, c.b);
   };
   // One step back over element e: its tail is final (what its readers gave it); the
   // candidates the forward pass keeps get it plus their cost, those at `lowest` or
